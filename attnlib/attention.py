@@ -1,0 +1,167 @@
+"""Softmax and linear multi-head attention, vectorised over examples and heads.
+
+Rows are tokens. For a sequence ``X`` of shape (n, d) and heads
+``(Theta[i], W[i])``,
+
+    F(X) = sum_i A_i(X) @ X @ W[i],   S_i = X @ Theta[i] @ X.T,
+
+with ``A_i = softmax(S_i)`` row by row (``kind="softmax"``) or ``A_i = S_i``
+(``kind="linear"``). With ``causal=True`` token a attends only to tokens b <= a.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import as_float_array, check_choice, check_sequences
+from .heads import Heads
+
+KINDS = ("softmax", "linear")
+
+
+def softmax(S, axis: int = -1) -> np.ndarray:
+    """Numerically stable softmax along ``axis``.
+
+    Parameters
+    ----------
+    S : array_like
+        Logits. Entries equal to ``-inf`` are masked (weight 0); NaN and ``+inf``
+        are rejected, and so is a slice whose entries are all ``-inf``.
+    axis : int, default -1
+
+    Returns
+    -------
+    ndarray of the same shape as ``S``; every slice along ``axis`` sums to 1.
+
+    Notes
+    -----
+    ``softmax(S)_j = exp(S_j - max S) / sum_k exp(S_k - max S)``; subtracting the
+    maximum changes nothing mathematically and keeps every exponent <= 0, so
+    logits of size 1e4 neither overflow nor produce NaN.
+
+    Examples
+    --------
+    >>> softmax([0.0, np.log(3.0)]).round(3)
+    array([0.25, 0.75])
+    >>> softmax([1e4, -1e4, 0.0]).round(3)
+    array([1., 0., 0.])
+    """
+    S = as_float_array("S", S, allow_neg_inf=True)
+    if S.ndim == 0:
+        raise ValueError("S must have at least one dimension; received a scalar")
+    top = np.max(S, axis=axis, keepdims=True)
+    if np.isneginf(top).any():
+        raise ValueError(f"softmax of a slice whose logits are all -inf is undefined (S has shape {S.shape})")
+    E = np.exp(S - top)
+    return E / E.sum(axis=axis, keepdims=True)
+
+
+def _softmax_unchecked(S: np.ndarray) -> np.ndarray:
+    E = np.exp(S - S.max(axis=-1, keepdims=True))
+    return E / E.sum(axis=-1, keepdims=True)
+
+
+def _check_heads(heads) -> Heads:
+    if not isinstance(heads, Heads):
+        raise TypeError(f"heads must be an attnlib.Heads; received {type(heads).__name__}")
+    return heads
+
+
+def _logits(X: np.ndarray, Theta: np.ndarray) -> np.ndarray:
+    """S[N, i, a, b] = x_a @ Theta[i] @ x_b for X (N, n, d) and Theta (m, d, d)."""
+    XT = np.matmul(X[:, None], Theta[None])  # (N, m, n, d)
+    return np.matmul(XT, X[:, None].swapaxes(-1, -2))  # (N, m, n, n)
+
+
+def _weights(S: np.ndarray, kind: str, causal: bool) -> np.ndarray:
+    """Attention weights from logits S (..., n, n)."""
+    n = S.shape[-1]
+    if causal:
+        future = np.triu(np.ones((n, n), dtype=bool), k=1)
+        if kind == "softmax":
+            S = np.where(future, -np.inf, S)
+        else:
+            S = np.where(future, 0.0, S)
+    return _softmax_unchecked(S) if kind == "softmax" else S
+
+
+def _forward(X: np.ndarray, Theta: np.ndarray, W: np.ndarray, kind: str, causal: bool):
+    """Validated-input forward pass. Returns F (N, n, d), A (N, m, n, n), AX (N, m, n, d)."""
+    N, n, d = X.shape
+    m = Theta.shape[0]
+    A = _weights(_logits(X, Theta), kind, causal)  # (N, m, n, n)
+    AX = np.matmul(A, X[:, None])  # (N, m, n, d)
+    # sum_i AX[:, i] @ W[i] as one GEMM over the stacked head axis
+    F = AX.transpose(0, 2, 1, 3).reshape(N, n, m * d) @ W.reshape(m * d, W.shape[-1])  # (N, n, d)
+    return F, A, AX
+
+
+def attention_weights(X, heads: Heads, *, kind: str = "softmax", causal: bool = False) -> np.ndarray:
+    """The attention matrices A_i(X) of every head.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d) or (N, n, d)
+    heads : Heads
+    kind : {"softmax", "linear"}
+    causal : bool, default False
+
+    Returns
+    -------
+    A : ndarray of shape (m, n, n) or (N, m, n, n)
+        ``A[..., i, a, b]`` is the weight query token a puts on key token b in
+        head i. For softmax every row sums to 1.
+
+    Examples
+    --------
+    >>> heads = Heads(np.zeros((1, 2, 2)), np.eye(2))
+    >>> attention_weights(np.eye(2), heads)
+    array([[[0.5, 0.5],
+            [0.5, 0.5]]])
+    """
+    heads = _check_heads(heads)
+    check_choice("kind", kind, KINDS)
+    X3, single = check_sequences(X, d=heads.d)
+    A = _weights(_logits(X3, heads.Theta), kind, bool(causal))
+    return A[0] if single else A
+
+
+def attention(X, heads: Heads, *, kind: str = "softmax", causal: bool = False) -> np.ndarray:
+    """Multi-head attention ``F(X) = sum_i A_i(X) X W_i``.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d) or (N, n, d)
+        One sequence, or a batch; rows are tokens.
+    heads : Heads
+        m heads of dimension d.
+    kind : {"softmax", "linear"}, default "softmax"
+        ``A_i = softmax(X Theta_i X^T)`` row-wise, or ``A_i = X Theta_i X^T``.
+    causal : bool, default False
+        If True, token a attends only to tokens b <= a.
+
+    Returns
+    -------
+    F : ndarray of the same shape as X
+        Row a is the output at token a.
+
+    Notes
+    -----
+    Vectorised over examples and heads: two batched matrix products for the
+    logits, one for ``A X`` and one GEMM of the stacked heads against the
+    stacked projections. The book introduces it in chapter 1.
+
+    Examples
+    --------
+    >>> heads = random_heads(2, 4, rng=0)
+    >>> X = boolean_inputs(10, 3, 4, rng=1)
+    >>> attention(X, heads).shape
+    (10, 3, 4)
+    >>> attention(X[0], heads, kind="linear", causal=True).shape
+    (3, 4)
+    """
+    heads = _check_heads(heads)
+    check_choice("kind", kind, KINDS)
+    X3, single = check_sequences(X, d=heads.d)
+    F, _, _ = _forward(X3, heads.Theta, heads.W, kind, bool(causal))
+    return F[0] if single else F

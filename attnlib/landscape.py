@@ -1,0 +1,104 @@
+"""The loss along lines in parameter space, and the symmetries that shape it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import as_float_array, check_choice
+from .attention import KINDS, _check_heads
+from .heads import Heads
+from .training import _check_targets, _loss_grad
+
+
+def interpolate(start: Heads, end: Heads, t: float) -> Heads:
+    """The point ``(1 - t) * start + t * end`` of the segment between two layers.
+
+    Examples
+    --------
+    >>> a = Heads(np.zeros((1, 2, 2)), np.zeros((1, 2, 2)))
+    >>> b = Heads(np.ones((1, 2, 2)), np.ones((1, 2, 2)))
+    >>> float(interpolate(a, b, 0.25).Theta[0, 0, 0])
+    0.25
+    """
+    start, end = _check_heads(start), _check_heads(end)
+    if start.Theta.shape != end.Theta.shape:
+        raise ValueError(
+            f"the two endpoints must have the same (m, d); received {start!r} and {end!r}"
+        )
+    return Heads((1 - t) * start.Theta + t * end.Theta, (1 - t) * start.W + t * end.W)
+
+
+def loss_along_line(X, Y, start: Heads, end: Heads, ts, *, kind: str = "softmax", causal: bool = False) -> np.ndarray:
+    """Squared loss at ``interpolate(start, end, t)`` for every t in ``ts``.
+
+    Parameters
+    ----------
+    X : array_like of shape (N, n, d)
+    Y : array_like of shape (N, n, d) or (N, d)
+    start, end : Heads
+        Endpoints with the same number of heads and dimension.
+    ts : array_like of shape (T,)
+        Positions on the line; 0 is ``start`` and 1 is ``end``.
+
+    Returns
+    -------
+    ndarray of shape (T,)
+
+    Notes
+    -----
+    A convex function satisfies L((1-t)a + tb) <= (1-t)L(a) + tL(b). Two
+    zero-loss endpoints with positive loss between them therefore prove that the
+    loss is not convex (chapter 2).
+
+    Examples
+    --------
+    >>> heads = random_heads(2, 3, rng=0)
+    >>> X = gaussian_inputs(8, 4, 3, rng=1)
+    >>> swapped = heads[[1, 0]]
+    >>> L = loss_along_line(X, attention(X, heads), heads, swapped, [0.0, 0.5, 1.0])
+    >>> bool(L[0] < 1e-25 and L[2] < 1e-25 and L[1] > 1e-3)
+    True
+    """
+    check_choice("kind", kind, KINDS)
+    start, end = _check_heads(start), _check_heads(end)
+    ts = as_float_array("ts", ts)
+    if ts.ndim != 1:
+        raise ValueError(f"ts must be a 1-D array of positions; received shape {ts.shape}")
+    X, Y, last = _check_targets(X, Y, start.d)
+    losses = []
+    for t in ts:
+        h = interpolate(start, end, t)
+        losses.append(_loss_grad(X, Y, last, h.Theta, h.W, kind, bool(causal), need_grad=False)[0])
+    return np.array(losses)
+
+
+def partners(heads: Heads, *, kind: str = "softmax", rng=None) -> dict:
+    """Other parameter points to draw lines to from ``heads``.
+
+    Returns
+    -------
+    dict of str -> Heads
+        ``"heads permuted"`` (cyclic shift of the heads; needs m >= 2) and, for
+        linear attention, ``"gauge c = -1"`` (every head ``(-Theta_i, -W_i)``):
+        both compute exactly the same function as ``heads``. ``"random heads"``
+        is a random layer of the same size and norms, for contrast.
+
+    Examples
+    --------
+    >>> sorted(partners(random_heads(2, 3, rng=0), kind="linear", rng=1))
+    ['gauge c = -1', 'heads permuted', 'random heads']
+    """
+    heads = _check_heads(heads)
+    check_choice("kind", kind, KINDS)
+    rng = np.random.default_rng(rng)
+    out = {}
+    if heads.m >= 2:
+        out["heads permuted"] = heads[np.roll(np.arange(heads.m), 1)]
+    if kind == "linear":
+        out["gauge c = -1"] = Heads(-heads.Theta, -heads.W)
+    Theta = rng.standard_normal(heads.Theta.shape)
+    W = rng.standard_normal(heads.W.shape)
+    Theta *= np.linalg.norm(heads.Theta) / np.linalg.norm(Theta)
+    W *= np.linalg.norm(heads.W) / np.linalg.norm(W)
+    out["random heads"] = Heads(Theta, W)
+    return out
