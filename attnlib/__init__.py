@@ -49,7 +49,7 @@ __all__ = [
     "train",
 ]
 
-_LAZY_SUBMODULES = ("viz", "widgets")
+_LAZY_SUBMODULES = ("checks", "viz", "widgets")
 
 
 def __getattr__(name):
