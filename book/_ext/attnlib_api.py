@@ -103,7 +103,8 @@ def api_plan(package: ModuleType):
     top = []
     for home in sorted(by_module):
         module = modules.get(home) or importlib.import_module(home)
-        top.append((module, f"``{home}``", _summary(module), by_module[home]))
+        title = home.rsplit(".", 1)[-1].replace("_", " ").capitalize() if home != package.__name__ else "Package"
+        top.append((module, title, _summary(module), by_module[home]))
 
     rest = []
     for modname, module in sorted(modules.items()):
@@ -149,7 +150,7 @@ class AttnlibAPI(SphinxDirective):
                 if group == "Submodules":
                     lines = [f".. automodule:: {module.__name__}", ""]
                 else:
-                    lines = [summary + ".", ""] if summary else []
+                    lines = [f"{summary} (defined in ``{module.__name__}``).", ""] if summary else []
                 for path, obj in entries:
                     lines += _auto(path, obj)
                 self._parse(lines, node)
