@@ -10,7 +10,8 @@ contents, and fails on
   (``OUTSIDE`` below, listed in the README under "Reading offline");
 - a broken internal link or anchor, or an image that does not load;
 - raw MyST or directive text on the page (``{prf:``, ``{exercise}``, ``:::`` ...);
-- a chapter page showing fewer figures than its notebook has;
+- a chapter page showing fewer figures than its notebook has (e.g. a build whose
+  kernels did not use the inline backend);
 - math that MathJax (served with the book) did not typeset, or typeset with errors;
 - a widget output without the note that stands in for its live controls.
 
@@ -58,7 +59,7 @@ OUTSIDE = (
 RAW_MARKUP = re.compile(
     r"\{(?:prf:\w+|exercise|solution|cite(?::\w+)?|ref|numref|eq|doc|term|math|py:\w+|glue(?::\w+)?"
     r"|admonition|note|warning|tip|figure|image|code-cell|dropdown|bibliography|eval-rst)\}"
-    r"|^\s*:::|```|\\begin\{|\$\$",
+    r"|:::|```|\\begin\{|\$\$",
     re.M,
 )
 RAW_INLINE_MATH = re.compile(r"(?<![\w\\])\$[^$\s][^$\n]{0,80}?\$(?!\w)")
@@ -197,7 +198,10 @@ INSPECT = r"""() => {
     math: math.length,
     untypeset: math.filter(m => !m.querySelector("mjx-container")).map(m => m.textContent.slice(0, 60)),
     matherrors: [...document.querySelectorAll("mjx-merror, [data-mjx-error]")]
-                 .map(e => e.getAttribute("data-mjx-error") || e.textContent.slice(0, 60)),
+                 .map(e => e.getAttribute("data-mjx-error") || e.textContent.slice(0, 60))
+                 .concat([...document.querySelectorAll('mjx-assistive-mml mtext[mathcolor="red"]')]
+                   .map(e => e.textContent).filter(t => t.startsWith("\\"))
+                   .map(t => `undefined macro ${t}`)),
     wide: [...document.querySelectorAll('mjx-container[display="true"]')]
           .filter(m => m.scrollWidth > m.clientWidth + 1)
           .map(m => `${m.scrollWidth}px in ${m.clientWidth}px: ` +
@@ -263,8 +267,8 @@ def test_page_reads_well(docname, site, browser, report):
     if is_chapter(docname):
         want = image_outputs(docname)
         shown = sum(1 for i in info["images"] if i["output"] and i["ok"])
-        if want == 0 or shown < want:
-            problems.append(f"chapter shows {shown} figures; its notebook has {want} (at least one expected)")
+        if shown < want:
+            problems.append(f"chapter shows {shown} figures; its notebook has {want}")
     if info["widgets"] != info["widgetnotes"]:
         problems.append(f"{info['widgets']} widget outputs but {info['widgetnotes']} notes for their controls")
     assert not problems, f"{docname}:\n  " + "\n  ".join(problems)
