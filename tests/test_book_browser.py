@@ -40,6 +40,11 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from _site import HTML, ROOT, element_ids, image_outputs, is_chapter, require_build, skip_or_fail, toc_docnames
 
+try:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+except ImportError:  # the browser fixture skips (or fails in CI) with a message
+    PlaywrightTimeout = TimeoutError
+
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 DOCNAMES = toc_docnames()
@@ -97,7 +102,7 @@ def site():
 def browser():
     try:
         from playwright.sync_api import sync_playwright
-    except ImportError:
+    except ImportError:  # pragma: no cover
         skip_or_fail("the playwright package is missing: `python -m pip install -r requirements.txt`")
     executable = chromium_path()
     if executable is None:
@@ -281,9 +286,16 @@ def test_search_box_finds_the_chapters(site, browser):
     visit = Visit(browser, f"{site}index.html")
     page = visit.page
     try:
-        page.locator("button.search-button__button:visible").first.click()
+        page.wait_for_load_state("networkidle", timeout=20_000)
         box = page.locator("#pst-search-dialog input[name='q']")
-        box.wait_for(state="visible", timeout=10_000)
+        for attempt in range(3):  # a click before the theme's script is ready does nothing
+            page.locator("button.search-button__button:visible").first.click()
+            try:
+                box.wait_for(state="visible", timeout=5_000)
+                break
+            except PlaywrightTimeout:
+                if attempt == 2:
+                    raise
         box.fill("attention")
         box.press("Enter")
         page.wait_for_url(re.compile(r"search\.html\?q=attention"), timeout=20_000)

@@ -131,8 +131,9 @@ def test_api_reference_shows_docstrings_with_sections_and_examples():
 @pytest.mark.parametrize("docname", CHAPTERS)
 def test_chapter_links_to_the_api_reference(docname):
     links = [a["href"] for tag, a in tags(docname) if tag == "a" and "api.html#attnlib." in a.get("href", "")]
-    assert links, (f"{docname} never links to the API reference: write a function's name as inline code "
-                   "with its module, e.g. `attnlib.train` or `viz.plot_loss_curves`, where it is first used")
+    assert links, (f"{docname} never links to the API reference: in the markdown, name a function as "
+                   "inline code where it is first used, e.g. `attnlib.train`, `viz.plot_loss_curves`, or as "
+                   "the chapter imports it (README, 'Linking from a chapter')")
     for href in links:
         anchor = unquote(href.split("#", 1)[1])
         assert anchor in element_ids(HTML / "book" / "api.html"), f"dead API link {href}"

@@ -239,7 +239,8 @@ def imported_names(code: str) -> dict[str, str]:
     ``from attnlib.rkhs import cubic_features`` gives ``{"cubic_features": "attnlib.rkhs.cubic_features"}``.
     """
     names: dict[str, str] = {}
-    lines = [line for line in code.splitlines() if not line.lstrip().startswith(("%", "!"))]
+    # IPython magics (`%pip install ...` in the Colab cell) become `pass`, keeping the indentation
+    lines = [re.sub(r"^(\s*)[%!].*", r"\1pass", line) for line in code.splitlines()]
     try:
         tree = ast.parse("\n".join(lines))
     except SyntaxError:
@@ -278,8 +279,8 @@ class LinkAPILiterals(SphinxPostTransform):
         scope = {name.split(".")[1]: name for name, entry in objects.items()
                  if entry.objtype == "module" and name.count(".") == 1}
         scope[PACKAGE] = PACKAGE
-        code = "\n".join(block.astext() for block in self.document.findall(nodes.literal_block))
-        scope.update(imported_names(code))
+        for block in self.document.findall(nodes.literal_block):
+            scope.update(imported_names(block.astext()))
         linked: set[str] = set()
         for node in list(self.document.findall(nodes.literal)):
             if isinstance(node, nodes.literal_block) or _inside_link_or_title(node):
