@@ -54,15 +54,51 @@ def parameter_map(heads: Heads) -> np.ndarray:
     return C.reshape(-1, d)
 
 
-def heads_from_coef(coef, d: int | None = None, *, rtol: float | None = None) -> Heads:
+def coefficient_matrix(coef) -> np.ndarray:
+    """The d^2 x d^2 matrix M of a coefficient vector, whose SVD gives the heads.
+
+    Parameters
+    ----------
+    coef : array_like of shape (psi, d)
+
+    Returns
+    -------
+    M : ndarray of shape (d * d, d * d)
+        ``M[l * d + j, k * d + a]``: the pair coefficient (j < k) sits on (l, j), (k, a)
+        and nothing on (l, k), (j, a); the diagonal ones on (l, j), (j, a). Then the
+        last-token output is ``sum x_l G_jk M[(l, j), (k, a)]``, and a layer with
+        heads ``(Theta_i, W_i)`` gives ``sum_i vec(Theta_i) vec(W_i)^T`` in this form
+        whenever that matrix happens to vanish below the pair diagonal.
+
+    Examples
+    --------
+    >>> from attnlib.rkhs import coefficient_matrix
+    >>> coefficient_matrix(np.ones((18, 3))).shape
+    (9, 9)
+    """
+    coef = as_float_array("coef", coef)
+    if coef.ndim != 2:
+        raise ValueError(f"coef must have shape (psi, d); received shape {coef.shape}")
+    d = coef.shape[1]
+    psi = n_features(d)
+    if coef.shape != (psi, d):
+        raise ValueError(f"coef must have shape (psi, d) = ({psi}, {d}) for d={d}; received shape {coef.shape}")
+    J, K = _ne.gram_pairs(d)
+    M4 = np.zeros((d, d, d, d))  # (l, j, k, a)
+    M4[:, J, K, :] = coef.reshape(-1, d, d).transpose(1, 0, 2)
+    return M4.reshape(d * d, d * d)
+
+
+def heads_from_coef(coef, *, max_heads: int | None = None, rtol: float | None = None) -> Heads:
     """Fold coefficients on the cubic features back into at most d^2 heads.
 
     Parameters
     ----------
     coef : array_like of shape (psi, d)
         As returned by :func:`parameter_map` or ``LinearFit.coef``.
-    d : int, optional
-        Token dimension; by default ``coef.shape[1]``.
+    max_heads : int, optional
+        Keep at most this many heads (the largest singular values): the best
+        approximation with that many heads in the Frobenius norm of M.
     rtol : float, optional
         Singular values below ``rtol`` times the largest are dropped; default
         ``d^2 * machine epsilon`` (the numerical rank).
@@ -89,19 +125,13 @@ def heads_from_coef(coef, d: int | None = None, *, rtol: float | None = None) ->
     >>> folded.m <= 4, bool(np.allclose(parameter_map(folded), parameter_map(heads)))
     (True, True)
     """
-    coef = as_float_array("coef", coef)
-    if coef.ndim != 2:
-        raise ValueError(f"coef must have shape (psi, d); received shape {coef.shape}")
-    d = check_positive_int("d", coef.shape[1] if d is None else d)
-    psi = n_features(d)
-    if coef.shape != (psi, d):
-        raise ValueError(f"coef must have shape (psi, d) = ({psi}, {d}) for d={d}; received shape {coef.shape}")
-    J, K = _ne.gram_pairs(d)
-    M4 = np.zeros((d, d, d, d))  # (l, j, k, a)
-    M4[:, J, K, :] = coef.reshape(-1, d, d).transpose(1, 0, 2)
-    U, s, Vt = np.linalg.svd(M4.reshape(d * d, d * d))
+    M = coefficient_matrix(coef)
+    d = int(round(np.sqrt(M.shape[0])))
+    U, s, Vt = np.linalg.svd(M)
     tol = (d * d * np.finfo(float).eps if rtol is None else rtol) * s[0]
     keep = max(int(np.sum(s > tol)), 1)
+    if max_heads is not None:
+        keep = min(keep, check_positive_int("max_heads", max_heads))
     root = np.sqrt(s[:keep])
     Theta = (U[:, :keep] * root).T.reshape(keep, d, d)
     W = (Vt[:keep].T * root).T.reshape(keep, d, d)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _normal_equations as _ne
-from ._coefficients import _as_coef, heads_from_coef, parameter_distance, parameter_map
+from ._coefficients import _as_coef, coefficient_matrix, heads_from_coef, parameter_distance, parameter_map
 from ._validation import check_positive_int
 from .heads import Heads
 
@@ -41,6 +41,7 @@ __all__ = [
     "Certificate",
     "LinearFit",
     "certificate",
+    "coefficient_matrix",
     "cubic_features",
     "fit_linear_attention",
     "heads_from_coef",
@@ -292,7 +293,7 @@ def fit_linear_attention(X, Y, *, causal: bool = False, steps: int | None = None
         coef, solver, rank = solution.coef, solution.solver, solution.rank
     if loss is None:
         loss = _residual_loss(seqs, mode, targets, coef)
-    return LinearFit(heads_from_coef(coef, d), coef, loss, mode, solver, rank)
+    return LinearFit(heads_from_coef(coef), coef, loss, mode, solver, rank)
 
 
 def _gradient_descent(Lam: np.ndarray, b: np.ndarray, steps: int, start: np.ndarray | None):
