@@ -34,7 +34,7 @@ def head_spectrum_explorer(*, rng=None):
         gen = np.random.default_rng(seed)
         teacher = random_heads(m, d, rng=gen)
         generic = gen.standard_normal((n_features(d), d))
-        viz_rkhs.plot_head_spectrum({f"{m}-head layer": teacher, "random coefficients": generic},
+        return viz_rkhs.plot_head_spectrum({f"{m}-head layer": teacher, "random coefficients": generic},
                                     title=f"d = {d}: at most d^2 = {d * d} heads")
 
     return _interactive(
@@ -58,7 +58,7 @@ def sample_size_explorer(*, rng=None):
     def draw(d, log10_noise):
         noise = 0.0 if log10_noise <= -8 else 10.0**log10_noise
         Ns, errors = learning_curve(d, noise, rng=seed)
-        viz_rkhs.plot_learning_curve(Ns, {f"noise {noise:.0e}" if noise else "no noise": errors},
+        return viz_rkhs.plot_learning_curve(Ns, {f"noise {noise:.0e}" if noise else "no noise": errors},
                                      psi=n_features(d), title=f"d = {d}, psi = {n_features(d)}")
 
     return _interactive(
@@ -85,7 +85,7 @@ def identifiability_explorer(*, rng=None):
     def draw(log10_steps, log2_N):
         sweep = identifiability_sweep(np.linspace(0.95, 1.0, 6), N=2**log2_N, steps=int(10**log10_steps),
                                       n_test=500, rng=seed)
-        viz_rkhs.plot_identifiability(sweep)
+        return viz_rkhs.plot_identifiability(sweep)
 
     return _interactive(
         draw,
