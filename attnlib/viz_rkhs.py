@@ -173,8 +173,11 @@ def plot_spectra(certificates: dict, *, title: str | None = None):
     return fig
 
 
+_SOLVER_LABELS = {"minimum norm": "exact, minimum norm", "exact": "exact, nearest the start"}
+
+
 @_styled
-def plot_identifiability(sweep, *, solvers=None):
+def plot_identifiability(sweep, *, solvers=None, log_distance: bool = False):
     """The paper's Fig. 2, regenerated: certificate against distance and out-of-distribution error.
 
     Parameters
@@ -182,14 +185,15 @@ def plot_identifiability(sweep, *, solvers=None):
     sweep : attnlib.tasks.associative_memory.Sweep
     solvers : list of str, optional
         Which of ``sweep.distance`` to draw (default all).
+    log_distance : bool, default False
+        Log scale for the distance (the paper's Fig. 2a uses a linear one).
 
     Returns
     -------
     matplotlib.figure.Figure
         Left: ``||p(Theta) - p(Theta_hat)||_F`` against ``lambda_min`` (log2 axis).
-        Right: mean squared error on fresh Gaussian tables. Data sets whose
-        ``Lambda_D`` is singular sit on the separate column marked "0", with the
-        shares of orthogonal tables written on top.
+        Right: mean squared error on fresh Gaussian tables (log axis). Data sets
+        whose ``Lambda_D`` is singular sit on the separate column marked "0".
     """
     solvers = list(sweep.distance) if solvers is None else list(solvers)
     lam = np.asarray(sweep.lam_min, dtype=float)
@@ -197,20 +201,28 @@ def plot_identifiability(sweep, *, solvers=None):
     positive = lam[~zero]
     left = np.log2(positive.min()) - 1.5 if positive.size else -10.0
     x = np.where(zero, left, np.log2(np.where(zero, 1.0, lam)))
+    order = np.argsort(x)
     fig, axes = _subplots(1, 2, width=4.0, height=3.2, constrained_layout=True)
-    for ax, values, ylabel in ((axes[0, 0], sweep.distance, r"$\|p(\Theta)-p(\hat\Theta)\|_F$"),
-                               (axes[0, 1], sweep.ood, "MSE on Gaussian tables")):
+    panels = ((axes[0, 0], sweep.distance, r"$\|p(\Theta)-p(\hat\Theta)\|_F$", log_distance),
+              (axes[0, 1], sweep.ood, "MSE on Gaussian tables", True))
+    for ax, values, ylabel, log in panels:
         for j, key in enumerate(solvers):
-            y = np.maximum(np.asarray(values[key], dtype=float), 1e-30)
-            order = np.argsort(x)
-            label = key if key != "iterative" else f"iterative ({sweep.steps} steps)"
+            y = np.asarray(values[key], dtype=float)
+            if log:
+                y = np.maximum(y, 1e-30)
+            label = _SOLVER_LABELS.get(key, key)
+            if key == "iterative":
+                label = f"{sweep.steps} gradient steps, from the start"
             ax.plot(x[order], y[order], "o-", ms=4, color=COLORS[j % len(COLORS)], label=label)
-        ax.set_yscale("log")
+        if log:
+            ax.set_yscale("log")
+        else:
+            ax.set_ylim(bottom=0)
         ax.set_ylabel(ylabel)
         ax.set_xlabel(r"$\log_2 \lambda_{\min}(\Lambda_D)$")
         if zero.any():
             ax.axvline(left + 0.75, color="0.6", ls=":", lw=1)
-            ticks = [t for t in ax.get_xticks() if t > left + 0.75]
+            ticks = [t for t in ax.get_xticks() if left + 1.25 < t <= x.max() + 0.5]
             ax.set_xticks([left, *ticks], ["0", *[f"{t:g}" for t in ticks]])
     axes[0, 0].set_title("distance to the truth")
     axes[0, 1].set_title("out-of-distribution error")
