@@ -34,6 +34,9 @@ from ._validation import as_float_array
 
 # Chunks are sized so that the largest per-chunk buffer holds about this many floats.
 _CHUNK_FLOATS = 2_000_000
+# The products vech(g g^T) fed to each GEMM of the normal equations: fewer, larger BLAS calls
+# parallelise better; 8M floats is 64 MB.
+_GEMM_FLOATS = 8_000_000
 # Cholesky is trusted while the equilibrated system's condition number stays below this.
 _MAX_CONDITION = 1e8
 
@@ -95,7 +98,7 @@ def solve_memory(d: int, d_out: int) -> int:
     psi = n_features(d)
     P = d * (d + 1) // 2
     # Lambda, its equilibrated factor, the distinct-entry GEMM result, the chunk buffers; the gather index
-    floats = 3 * psi * psi + (P * (P + 1) // 2) * (d * (d + 1) // 2) + 2 * _CHUNK_FLOATS + 4 * psi * d_out
+    floats = 3 * psi * psi + (P * (P + 1) // 2) * (d * (d + 1) // 2) + _CHUNK_FLOATS + _GEMM_FLOATS + 4 * psi * d_out
     return 8 * floats + 4 * psi * psi
 
 
@@ -307,7 +310,7 @@ def normal_equations(seqs: Sequences, mode: str, targets: list | None = None):
     yy = 0.0
     rows = 0
     starts = np.concatenate([[0], np.cumsum(P - np.arange(P))])  # offsets of the rows p of vech(g g^T)
-    inner = max(1, _CHUNK_FLOATS // P2)
+    inner = max(1, _GEMM_FLOATS // P2)
     buffer = np.empty(P2 * inner)  # reused for every sub-chunk: vech(g g^T), transposed
     for b, sl, g, x in factor_chunks(seqs, mode, P + d + d * d_out):
         gT = np.ascontiguousarray(g.T)  # (P, r)
