@@ -82,8 +82,8 @@ def part_b(repeats: int, rng, budget: float) -> None:
     # Adam with the teacher's head count (2) and with d^2 heads (the paper's best), full batch, cosine schedule,
     # sized to use about `budget` seconds each; the test error is recorded after every epoch
     for m in (2, d * d):
-        probe = train(X, Y, m, kind="linear", epochs=3, lr=1e-2, X_val=X_test, Y_val=truth, rng=rng)
-        epochs = max(10, int(budget / (probe.seconds / 3)))
+        probe = train(X, Y, m, kind="linear", epochs=10, lr=1e-2, X_val=X_test, Y_val=truth, rng=rng)
+        epochs = max(10, int(budget / (probe.seconds / 10)))
         run = train(X, Y, m, kind="linear", epochs=epochs, lr=1e-2, schedule="cosine", init_scale=0.5,
                     X_val=X_test, Y_val=truth, rng=rng)
         hit = np.flatnonzero(run.val_loss <= target)

@@ -408,6 +408,8 @@ def test_too_large_d_is_refused_before_allocating():
         fit_linear_attention(X, np.zeros((2, 80)))
     with pytest.raises(MemoryError, match="certificate at d=80"):
         certificate(X)
+    with pytest.raises(MemoryError, match=r"cubic_features at d=40 \(psi=32800 cubic features\)"):
+        cubic_features(np.zeros((200_000, 1, 40)))  # the features would take 52 GB
 
 
 def test_start_selects_the_nearest_minimiser_and_gradient_descent_converges_to_it():
