@@ -276,18 +276,18 @@ def gram_width(d: int) -> int:
 
 @functools.lru_cache(maxsize=4)
 def _gram_index(P: int, d: int) -> np.ndarray:
-    """Where each entry of the (P d, P d) matrix sits in C (P(P+1)/2, d(d+1)/2), flattened in Fortran order."""
+    """Where each entry of the (P d, P d) matrix sits in the flattened C (P(P+1)/2, d(d+1)/2)."""
     _, _, PQ = _sym_table(P)
     _, _, LM = _sym_table(d)
-    P2 = P * (P + 1) // 2
-    dtype = np.int32 if P2 * d * (d + 1) // 2 < 2**31 else np.int64
-    idx = PQ.astype(dtype)[:, None, :, None] + P2 * LM.astype(dtype)[None, :, None, :]  # (P, d, P, d)
+    D2 = d * (d + 1) // 2
+    dtype = np.int32 if P * (P + 1) // 2 * D2 < 2**31 else np.int64
+    idx = PQ.astype(dtype)[:, None, :, None] * D2 + LM.astype(dtype)[None, :, None, :]  # (P, d, P, d)
     return idx.reshape(P * d, P * d)
 
 
 def gram_from_factors(C: np.ndarray, P: int, d: int) -> np.ndarray:
     """Assemble the (psi, psi) matrix from its distinct entries C[pq, lm] with one gather."""
-    return np.take(np.ravel(C, order="F"), _gram_index(P, d))
+    return np.take(np.ascontiguousarray(C).ravel(), _gram_index(P, d))
 
 
 def normal_equations(seqs: Sequences, mode: str, targets: list | None = None):
@@ -297,14 +297,12 @@ def normal_equations(seqs: Sequences, mode: str, targets: list | None = None):
     and the distinct entries of ``Phi^T Phi`` in sub-chunks small enough for the
     products ``vech(g g^T)`` to stay in cache.
     """
-    from scipy.linalg import blas
-
     d = seqs.d
     P = d * (d + 1) // 2
     Ip, Iq, _ = _sym_table(P)
     Il, Im, _ = _sym_table(d)
     P2 = Ip.size
-    C = np.zeros((P2, Il.size), order="F")  # accumulated in place by dgemm (beta = 1)
+    C = np.zeros((P2, Il.size))
     d_out = targets[0].shape[1] if targets is not None else 0
     B = np.zeros((P, d * d_out))
     yy = 0.0
@@ -312,6 +310,7 @@ def normal_equations(seqs: Sequences, mode: str, targets: list | None = None):
     starts = np.concatenate([[0], np.cumsum(P - np.arange(P))])  # offsets of the rows p of vech(g g^T)
     inner = max(1, _GEMM_FLOATS // P2)
     buffer = np.empty(P2 * inner)  # reused for every sub-chunk: vech(g g^T), transposed
+    product = np.empty(P2 * Il.size)  # and the sub-chunk's share of C
     for b, sl, g, x in factor_chunks(seqs, mode, P + d + d * d_out):
         gT = np.ascontiguousarray(g.T)  # (P, r)
         rows += g.shape[0]
@@ -325,8 +324,8 @@ def normal_equations(seqs: Sequences, mode: str, targets: list | None = None):
             for p in range(P):
                 np.multiply(gT[p, lo:hi], gT[p:, lo:hi], out=aT[starts[p] : starts[p + 1]])
             bx = x[lo:hi, Il] * x[lo:hi, Im]  # (r, d(d+1)/2)
-            # C += aT @ bx; the transposes are Fortran-ordered views, so nothing is copied
-            C = blas.dgemm(1.0, aT.T, bx.T, beta=1.0, c=C, trans_a=1, trans_b=1, overwrite_c=1)
+            # C += aT @ bx, with numpy's BLAS: the same thread pool as every other product here
+            C += np.matmul(aT, bx, out=product.reshape(P2, Il.size))
     A = gram_from_factors(C, P, d)
     return A, B.reshape(P * d, d_out), yy, rows
 
