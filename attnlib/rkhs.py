@@ -230,10 +230,10 @@ def fit_linear_attention(X, Y, *, causal: bool = False, steps: int | None = None
     Warns
     -----
     RuntimeWarning
-        If the minimiser is not unique (fewer feature rows than psi, or rank-
-        deficient features): the minimum-norm solution (or the one nearest to
-        ``start``) is returned. If the
-        normal equations are ill-conditioned: they are solved by a streamed QR.
+        If the minimiser is not unique (fewer feature rows than psi, or
+        rank-deficient features): the minimum-norm solution, or the one nearest
+        to ``start``, is returned. If the normal equations are ill-conditioned:
+        they are solved by a streamed QR instead.
 
     Notes
     -----
