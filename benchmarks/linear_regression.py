@@ -14,13 +14,15 @@
     process's peak resident size and the peak of the fit's own allocations.
 
 Timings interleave the two contenders and report medians over repeats, because
-the machine is shared and noisy.
+the machine is shared and noisy. The first line prints the core count, the load
+average and the BLAS thread setting, which the ratios depend on.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -144,6 +146,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--budget", type=float, default=120.0, help="seconds for each Adam run in (b)")
     args = parser.parse_args()
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "unknown"
+    print(f"{os.cpu_count()} cores, load average {load}; OPENBLAS_NUM_THREADS="
+          f"{os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}. On a busy machine multithreaded LAPACK calls "
+          f"(Cholesky, SVD) slow down far more than one large GEMM; compare with OPENBLAS_NUM_THREADS=1.")
     rng = np.random.default_rng(0)
     data = None
     if "a" in args.part or "c" in args.part:
