@@ -49,7 +49,7 @@ __all__ = [
     "train",
 ]
 
-_LAZY_SUBMODULES = ("checks", "viz", "widgets")
+_LAZY_SUBMODULES = ("checks", "viz", "widgets", "rkhs", "viz_rkhs", "widgets_rkhs", "experiments_linear", "tasks")
 
 
 def __getattr__(name):
