@@ -1,0 +1,3 @@
+"""Tasks for linear attention: data generators with their ground truth, and explicit layers."""
+
+from . import automata  # noqa: F401
