@@ -1,3 +1,3 @@
 """Tasks for linear attention: data generators with their ground truth, and explicit layers."""
 
-from . import automata  # noqa: F401
+from . import automata, turing  # noqa: F401
