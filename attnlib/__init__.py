@@ -49,7 +49,7 @@ __all__ = [
     "train",
 ]
 
-_LAZY_SUBMODULES = ("viz", "widgets")
+_LAZY_SUBMODULES = ("viz", "widgets", "rkhs")
 
 
 def __getattr__(name):

@@ -1,0 +1,574 @@
+"""Linear attention as a linear model on cubic features: features, kernel, regression, certificate.
+
+Multi-head linear attention is linear in a fixed cubic polynomial of its input
+(Yau et al., 2025). At the last token of X (rows are tokens),
+
+    y_a = sum_i x_n^T Theta_i X^T X W_i[:, a] = <c_a, phi(X)>,
+
+with ``phi(X) = vech(X^T X) ⊗ x_n``: the psi = d^2 (d + 1) / 2 distinct products
+``G[j, k] x_n[l]`` of the Gram matrix ``G = X^T X`` with the last token. So
+learning the layer is least squares on ``phi`` (Algorithm 1), the least-squares
+solution folds back into at most d^2 heads by an SVD, and the data determine
+the function exactly when the second moment ``Lambda_D`` of the features has
+full rank (Algorithm 2, Lemma A.3).
+
+One feature order is used throughout, the paper's Algorithm 2: the Gram
+entries ``G[j, k]`` with ``j < k`` row by row, then the diagonal ``G[j, j]``; feature
+``p * d + l`` is the p-th entry times ``x_n[l]``. The coefficients
+(:func:`parameter_map`) use the same order.
+
+Sequences may have different lengths: pass a list of (n_i, d) arrays. With
+``causal=True`` (or targets at every token) there is one feature row per token,
+built from the prefix Gram matrix ``G_t = sum_{s <= t} x_s x_s^T`` (or the full
+Gram for non-causal every-token targets).
+
+Chapters 3-5 of the book develop this module.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import _normal_equations as _ne
+from ._validation import check_positive_int
+from .attention import _check_heads
+from .heads import Heads
+
+__all__ = [
+    "Certificate",
+    "LinearFit",
+    "certificate",
+    "cubic_features",
+    "fit_linear_attention",
+    "heads_from_coef",
+    "kernel",
+    "n_features",
+    "parameter_distance",
+    "parameter_map",
+]
+
+n_features = _ne.n_features
+
+
+def _assemble(seqs: _ne.Sequences, mode: str, parts: list, width: int):
+    """Put per-block row outputs back into the shape of the input."""
+    if mode == "last":
+        out = np.empty((seqs.N, width))
+        for (idx, _), rows in zip(seqs.blocks, parts, strict=True):
+            out[idx] = rows
+        return out[0] if seqs.single else out
+    if seqs.ragged:
+        out = [None] * seqs.N
+        for (idx, X3), rows in zip(seqs.blocks, parts, strict=True):
+            for i, r in zip(idx, rows.reshape(len(idx), X3.shape[1], width), strict=True):
+                out[i] = r
+        return out
+    (_, X3), = seqs.blocks
+    out = parts[0].reshape(X3.shape[0], X3.shape[1], width)
+    return out[0] if seqs.single else out
+
+
+def _map_rows(seqs: _ne.Sequences, mode: str, func, width: int):
+    """Apply ``func(g, x) -> (r, width)`` chunk by chunk and reassemble."""
+    parts = [np.empty((X3.shape[0] * (1 if mode == "last" else X3.shape[1]), width)) for _, X3 in seqs.blocks]
+    for b, sl, g, x in _ne.factor_chunks(seqs, mode, g_width(seqs.d) * seqs.d):
+        parts[b][sl] = func(g, x)
+    return _assemble(seqs, mode, parts, width)
+
+
+def g_width(d: int) -> int:
+    return d * (d + 1) // 2
+
+
+# --- features and kernel --------------------------------------------------------
+
+
+def cubic_features(X, *, causal: bool = False):
+    """The psi = d^2 (d + 1) / 2 distinct cubic features of linear attention.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d) or (N, n, d), or a list of (n_i, d) arrays
+        Sequences; rows are tokens.
+    causal : bool, default False
+        False: one row per sequence, for the last token. True: one row per
+        token t, from the prefix Gram matrix of tokens 1..t.
+
+    Returns
+    -------
+    Phi : ndarray of shape (N, psi), or (N, n, psi) if causal
+        (psi,) or (n, psi) for one sequence; a list of (n_i, psi) arrays for
+        ragged causal input. ``Phi[..., p * d + l] = G[j_p, k_p] * x[l]`` with
+        ``G = X^T X`` (prefix sums if causal), the pairs (j_p, k_p) in the
+        order of Algorithm 2 (j < k row by row, then the diagonal), and x the
+        last token (or token t).
+
+    Notes
+    -----
+    The last-token output of any linear attention layer is ``Phi @ c`` with
+    ``c = parameter_map(heads)`` (Yau et al. 2025, Algorithm 2 and Cor. A.4;
+    chapter 3 of the book).
+
+    Examples
+    --------
+    >>> from attnlib.rkhs import cubic_features
+    >>> X = gaussian_inputs(5, 7, 3, rng=0)
+    >>> cubic_features(X).shape, cubic_features(X, causal=True).shape
+    ((5, 18), (5, 7, 18))
+    """
+    seqs = _ne.as_sequences(X)
+    mode = "causal" if causal else "last"
+    psi = n_features(seqs.d)
+    _ne.check_memory("cubic_features", 8 * seqs.rows(mode) * psi + 8 * _ne._CHUNK_FLOATS, seqs.d)
+    return _map_rows(seqs, mode, _ne.features, psi)
+
+
+def kernel(X, X2):
+    """The kernel of the cubic features: ``K[i, j] = <phi(X_i), phi(X2_j)>``.
+
+    Parameters
+    ----------
+    X, X2 : array_like of shape (n, d) or (N, n, d), or lists of (n_i, d) arrays
+        Sequence lengths may differ within and between the two.
+
+    Returns
+    -------
+    K : ndarray of shape (N, N2)
+        A float if both are single sequences, one axis dropped if either is.
+
+    Notes
+    -----
+    With ``G = X^T X``, ``G' = X2^T X2`` and last tokens x, x',
+    ``k(X, X2) = (<G, G'>_F + sum_j G_jj G'_jj) / 2 * <x, x'>``, which never
+    forms the features. Without the reduction to distinct entries (every
+    ``G[j, k] x[l]``, d^3 of them) the kernel is ``||X X2^T||_F^2 <x, x'>``.
+
+    Examples
+    --------
+    >>> from attnlib.rkhs import cubic_features, kernel
+    >>> X = gaussian_inputs(4, 5, 3, rng=0)
+    >>> bool(np.allclose(kernel(X, X), cubic_features(X) @ cubic_features(X).T))
+    True
+    """
+    a = _ne.as_sequences(X, name="X")
+    b = _ne.as_sequences(X2, name="X2", d=a.d)
+
+    def parts(seqs):
+        G = np.empty((seqs.N, seqs.d, seqs.d))
+        x = np.empty((seqs.N, seqs.d))
+        for idx, X3 in seqs.blocks:
+            G[idx] = np.matmul(X3.swapaxes(1, 2), X3)
+            x[idx] = X3[:, -1]
+        return G.reshape(seqs.N, -1), np.diagonal(G, axis1=1, axis2=2), x
+
+    Ga, Da, xa = parts(a)
+    Gb, Db, xb = parts(b)
+    K = 0.5 * (Ga @ Gb.T + Da @ Db.T) * (xa @ xb.T)
+    if a.single and b.single:
+        return float(K[0, 0])
+    return K[0] if a.single else K[:, 0] if b.single else K
+
+
+# --- parameters and heads ---------------------------------------------------------
+
+
+def parameter_map(heads: Heads) -> np.ndarray:
+    """The coefficients p(Theta) of a linear attention layer on the cubic features.
+
+    Parameters
+    ----------
+    heads : Heads
+
+    Returns
+    -------
+    coef : ndarray of shape (psi, d)
+        ``coef[:, a]`` is the paper's ``p_a(Theta)``, so that
+        ``cubic_features(X) @ coef`` is the last-token output for every X.
+
+    Notes
+    -----
+    For the pair (j, k) and feature index l (Cor. A.4, in the book's row
+    convention): ``sum_i Theta_i[l, j] W_i[k, a] + Theta_i[l, k] W_i[j, a]`` if
+    j < k, and ``sum_i Theta_i[l, j] W_i[j, a]`` on the diagonal. Two layers
+    compute the same function exactly when their coefficients agree.
+
+    Examples
+    --------
+    >>> from attnlib.rkhs import cubic_features, parameter_map
+    >>> heads = random_heads(2, 3, rng=0)
+    >>> X = gaussian_inputs(4, 6, 3, rng=1)
+    >>> bool(np.allclose(cubic_features(X) @ parameter_map(heads), attention(X, heads, kind="linear")[:, -1]))
+    True
+    """
+    heads = _check_heads(heads)
+    d = heads.d
+    T = np.einsum("ilj,ika->jkla", heads.Theta, heads.W)  # T[j, k, l, a] = sum_i Theta_i[l, j] W_i[k, a]
+    J, K = _ne.gram_pairs(d)
+    C = T[J, K] + T[K, J]  # (P, d, d) indexed (pair, l, a)
+    diag = J == K
+    C[diag] = T[J[diag], J[diag]]
+    return C.reshape(-1, d)
+
+
+def heads_from_coef(coef, d: int | None = None, *, rtol: float | None = None) -> Heads:
+    """Fold coefficients on the cubic features back into at most d^2 heads.
+
+    Parameters
+    ----------
+    coef : array_like of shape (psi, d)
+        As returned by :func:`parameter_map` or ``LinearFit.coef``.
+    d : int, optional
+        Token dimension; by default ``coef.shape[1]``.
+    rtol : float, optional
+        Singular values below ``rtol`` times the largest are dropped; default
+        ``d^2 * machine epsilon`` (the numerical rank).
+
+    Returns
+    -------
+    Heads
+        m = rank <= d^2 heads (one zero head if coef is zero) with
+        ``parameter_map(heads) == coef`` up to rounding.
+
+    Notes
+    -----
+    The coefficient of pair (j, k), j < k, is placed on ``M[(l, j), (k, a)]``,
+    the diagonal ones on ``M[(l, j), (j, a)]``, so that the output is
+    ``sum x_l G_jk M[(l, j), (k, a)]``. Then ``M = sum_h s_h u_h v_h^T`` (SVD) and
+    head h is ``Theta_h = sqrt(s_h) u_h``, ``W_h = sqrt(s_h) v_h``, each folded to
+    d x d (Algorithm 1, steps 6-7).
+
+    Examples
+    --------
+    >>> from attnlib.rkhs import heads_from_coef, parameter_map
+    >>> heads = random_heads(3, 2, rng=0)
+    >>> folded = heads_from_coef(parameter_map(heads))
+    >>> folded.m <= 4, bool(np.allclose(parameter_map(folded), parameter_map(heads)))
+    (True, True)
+    """
+    coef = _ne.as_float_array("coef", coef)
+    if coef.ndim != 2:
+        raise ValueError(f"coef must have shape (psi, d); received shape {coef.shape}")
+    d = check_positive_int("d", coef.shape[1] if d is None else d)
+    psi = n_features(d)
+    if coef.shape != (psi, d):
+        raise ValueError(f"coef must have shape (psi, d) = ({psi}, {d}) for d={d}; received shape {coef.shape}")
+    J, K = _ne.gram_pairs(d)
+    M4 = np.zeros((d, d, d, d))  # (l, j, k, a)
+    M4[:, J, K, :] = coef.reshape(-1, d, d).transpose(1, 0, 2)
+    U, s, Vt = np.linalg.svd(M4.reshape(d * d, d * d))
+    tol = (d * d * np.finfo(float).eps if rtol is None else rtol) * s[0]
+    keep = max(int(np.sum(s > tol)), 1)
+    root = np.sqrt(s[:keep])
+    Theta = (U[:, :keep] * root).T.reshape(keep, d, d)
+    W = (Vt[:keep].T * root).T.reshape(keep, d, d)
+    return Heads(Theta, W)
+
+
+def _as_coef(p) -> np.ndarray:
+    if isinstance(p, Heads):
+        return parameter_map(p)
+    if isinstance(p, LinearFit):
+        return p.coef
+    coef = _ne.as_float_array("coefficients", p)
+    if coef.ndim != 2:
+        raise ValueError(
+            f"coefficients must be Heads, a LinearFit or an array of shape (psi, d); received shape {coef.shape}"
+        )
+    return coef
+
+
+def parameter_distance(heads_a, heads_b) -> float:
+    """The distance ``||p(Theta) - p(Theta')||_F`` between two linear attention layers.
+
+    Parameters
+    ----------
+    heads_a, heads_b : Heads, LinearFit or ndarray of shape (psi, d)
+        Layers, fits, or their coefficients (:func:`parameter_map`).
+
+    Returns
+    -------
+    float
+        0 exactly when the two layers compute the same function on every input
+        of every length (Cor. 2.4 / A.4 of Yau et al. 2025; the y-axis of their
+        Fig. 2). Head count, order and the factorisation gauge do not matter.
+
+    Examples
+    --------
+    >>> from attnlib.rkhs import parameter_distance
+    >>> heads = random_heads(2, 3, rng=0)
+    >>> swapped = Heads(2.0 * heads.Theta[::-1], 0.5 * heads.W[::-1])
+    >>> round(parameter_distance(heads, swapped), 12)
+    0.0
+    """
+    a, b = _as_coef(heads_a), _as_coef(heads_b)
+    if a.shape != b.shape:
+        raise ValueError(f"the two layers have coefficient shapes {a.shape} and {b.shape}; they need the same d")
+    return float(np.linalg.norm(a - b))
+
+
+# --- regression -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class LinearFit:
+    """What :func:`fit_linear_attention` returns.
+
+    Attributes
+    ----------
+    heads : Heads
+        At most d^2 heads computing the fitted function (from the SVD).
+    coef : ndarray of shape (psi, d)
+        Coefficients on :func:`cubic_features`; ``predict`` uses them.
+    train_loss : float
+        Mean squared error over every target entry of the training data.
+    mode : {"last", "all", "causal"}
+        Last-token targets, every token with the full Gram, or every token causally.
+    solver : str
+        "cholesky" (normal equations), "qr" (the stable fallback) or
+        "gradient descent (K steps)".
+    rank : int
+        Rank of the features on the training data (psi when identifiable).
+    """
+
+    heads: Heads
+    coef: np.ndarray = field(repr=False)
+    train_loss: float
+    mode: str
+    solver: str
+    rank: int
+
+    def predict(self, X):
+        """Outputs of the fitted layer: (N, d) at the last token, or (N, n, d) at every token.
+
+        Uses the same targets as the fit (last token, every token, or causal).
+        """
+        d = self.coef.shape[1]
+        seqs = _ne.as_sequences(X, d=d)
+        return _map_rows(seqs, self.mode, lambda g, x: _ne.apply_coef(g, x, self.coef), d)
+
+    def __repr__(self) -> str:
+        return (f"LinearFit(d={self.coef.shape[1]}, heads={self.heads.m}, mode={self.mode!r}, "
+                f"train_loss={self.train_loss:.3g}, solver={self.solver!r}, rank={self.rank}/{self.coef.shape[0]})")
+
+
+def _residual_loss(seqs, mode, targets, coef) -> float:
+    """Mean squared residual, streamed once more (exact even when the optimum is 0)."""
+    total, count = 0.0, 0
+    for b, sl, g, x in _ne.factor_chunks(seqs, mode, g_width(seqs.d) * seqs.d):
+        r = targets[b][sl] - _ne.apply_coef(g, x, coef)
+        total += float(np.sum(r * r))
+        count += r.size
+    return total / count
+
+
+def fit_linear_attention(X, Y, *, causal: bool = False, steps: int | None = None) -> LinearFit:
+    """Learn multi-head linear attention by least squares on the cubic features (Algorithm 1).
+
+    Parameters
+    ----------
+    X : array_like of shape (N, n, d), or a list of N arrays of shape (n_i, d)
+        Training sequences; lengths may differ.
+    Y : array_like of shape (N, d), or (N, n, d), or a list of (n_i, d) arrays
+        Last-token targets, or a target at every token. Any real numbers: the
+        data need not come from an attention layer (agnostic learning).
+    causal : bool, default False
+        With every-token targets: token t sees tokens 1..t (prefix Grams).
+        Without, every token sees the whole sequence. No effect on last-token
+        targets.
+    steps : int, optional
+        If given, run this many full-batch gradient-descent steps (step
+        ``1 / lambda_max``) from zero instead of solving exactly: a
+        finite-budget iterative solver, as behind the paper's Fig. 2.
+
+    Returns
+    -------
+    LinearFit
+        ``.heads`` (at most d^2), ``.coef``, ``.predict(X)``, ``.train_loss``.
+
+    Warns
+    -----
+    RuntimeWarning
+        If the minimiser is not unique (fewer feature rows than psi, or rank-
+        deficient features): the minimum-norm solution is returned. If the
+        normal equations are ill-conditioned: they are solved by a streamed QR.
+
+    Notes
+    -----
+    The normal equations are built in one pass over chunks of the data, from
+    the Kronecker form ``phi = vech(G) ⊗ x`` (memory O(psi^2), independent of
+    N), equilibrated, and solved by one Cholesky factorisation for all d
+    outputs. If its condition estimate exceeds 1e8, or the minimiser is not
+    unique, a streamed QR of ``[Phi, Y]`` and an SVD of R give the
+    minimum-norm solution instead. Chapter 4 of the book.
+
+    Examples
+    --------
+    >>> from attnlib.rkhs import fit_linear_attention
+    >>> teacher = random_heads(2, 3, rng=0)
+    >>> X = gaussian_inputs(60, 7, 3, rng=1)
+    >>> fit = fit_linear_attention(X, attention(X, teacher, kind="linear")[:, -1])
+    >>> fit.heads.m <= 9, fit.train_loss < 1e-20
+    (True, True)
+    """
+    seqs = _ne.as_sequences(X)
+    if seqs.single:
+        raise ValueError("X must be a batch of shape (N, n, d) or a list of sequences; received one sequence")
+    kind, targets = _ne.as_targets(Y, seqs)
+    mode = "last" if kind == "last" else ("causal" if causal else "all")
+    d = seqs.d
+    psi = n_features(d)
+    _ne.check_memory("fit_linear_attention", _ne.solve_memory(d, d), d)
+    A, B, _, rows = _ne.normal_equations(seqs, mode, targets)
+    if steps is not None:
+        coef, solver, rank = _gradient_descent(A / rows, B / rows, check_positive_int("steps", steps))
+    else:
+        solution = _ne.solve_normal_equations(A, B, rows)
+        if solution is None:
+            solution, _ = _ne.solve_by_qr(seqs, mode, targets)
+            if solution.rank < psi:
+                _ne.warn_nonunique(rows, psi, solution.rank)
+            else:
+                warnings.warn(
+                    f"the normal equations are ill-conditioned (condition number about {solution.condition:.2g}); "
+                    f"solved by a streamed QR instead", RuntimeWarning, stacklevel=2)
+        coef, solver, rank = solution.coef, solution.solver, solution.rank
+    loss = _residual_loss(seqs, mode, targets, coef)
+    return LinearFit(heads_from_coef(coef, d), coef, loss, mode, solver, rank)
+
+
+def _gradient_descent(Lam: np.ndarray, b: np.ndarray, steps: int):
+    """K steps of c <- c - (Lam c - b) / lambda_max from c = 0."""
+    from scipy.linalg import eigvalsh
+
+    psi = Lam.shape[0]
+    top = float(eigvalsh(Lam, subset_by_index=[psi - 1, psi - 1])[0])
+    coef = np.zeros_like(b)
+    if top > 0:
+        for _ in range(steps):
+            coef -= (Lam @ coef - b) / top
+    rank = int(np.linalg.matrix_rank(Lam, hermitian=True))
+    return coef, f"gradient descent ({steps} steps)", rank
+
+
+# --- certificate ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Certificate:
+    """The identifiability certificate of a data set (Algorithm 2, Lemma A.3).
+
+    Attributes
+    ----------
+    lam_min, lam_max : float
+        Smallest and largest eigenvalue of ``Lambda_D = Phi^T Phi / N`` (uncentred;
+        ``lam_min`` clipped at 0).
+    rank : int
+        Numerical rank of ``Lambda_D`` (eigenvalues above ``psi * eps * lam_max``).
+    psi : int
+        Number of features; identifiable exactly when ``rank == psi``.
+    N : int
+        Number of feature rows (examples, or tokens if causal).
+    identifiable : bool
+        Every empirical risk minimiser computes the same function on every
+        input of every length (for realisable data, or any data with d^2 heads).
+    """
+
+    lam_min: float
+    lam_max: float
+    rank: int
+    psi: int
+    N: int
+    identifiable: bool
+    causal: bool
+    _basis: np.ndarray = field(repr=False)
+
+    def span_residual(self, X):
+        """Relative distance of each test feature vector from the span of the training features.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d) or (N, n, d), or a list of (n_i, d) arrays
+
+        Returns
+        -------
+        ndarray of shape (N,) (or (N, n) if causal)
+            ``||(I - P) phi|| / ||phi||``, P the projection on the range of
+            ``Lambda_D`` (0 for a zero feature vector). Where it is 0, every
+            least-squares fit of these training data gives the same output.
+        """
+        seqs = _ne.as_sequences(X, d=_d_from_psi(self.psi))
+        V = self._basis
+        mode = "causal" if self.causal else "last"
+
+        def residual(g, x):
+            Phi = _ne.features(g, x)
+            R = Phi - (Phi @ V) @ V.T
+            norm = np.linalg.norm(Phi, axis=1)
+            return (np.linalg.norm(R, axis=1) / np.where(norm > 0, norm, 1.0))[:, None]
+
+        out = _map_rows(seqs, mode, residual, 1)
+        return [r[:, 0] for r in out] if isinstance(out, list) else out[..., 0]
+
+    def covers(self, X, *, tol: float = 1e-6):
+        """Whether every least-squares fit agrees on each test input: ``span_residual(X) <= tol``."""
+        r = self.span_residual(X)
+        return [v <= tol for v in r] if isinstance(r, list) else r <= tol
+
+    def __repr__(self) -> str:
+        verdict = "identifiable" if self.identifiable else "not identifiable"
+        return f"Certificate({verdict}, lam_min={self.lam_min:.3g}, rank={self.rank} of psi={self.psi}, N={self.N})"
+
+
+def _d_from_psi(psi: int) -> int:
+    return next(k for k in range(1, 10_000) if n_features(k) >= psi)
+
+
+def certificate(X, *, causal: bool = False) -> Certificate:
+    """Does the data set pin down the function? The spectrum of ``Lambda_D``.
+
+    Parameters
+    ----------
+    X : array_like of shape (N, n, d), or a list of (n_i, d) arrays
+        Training inputs (targets are not needed).
+    causal : bool, default False
+        Certify last-token features (False) or every prefix (True).
+
+    Returns
+    -------
+    Certificate
+        ``.lam_min``, ``.rank``, ``.psi``, ``.identifiable``, and the span form
+        ``.span_residual(X_test)`` / ``.covers(X_test)`` for singular ``Lambda_D``.
+
+    Notes
+    -----
+    ``Lambda_D = (1/N) sum_i phi(X_i) phi(X_i)^T`` with the features of
+    :func:`cubic_features` (eqs. 9-10 of Yau et al. 2025). If its smallest
+    eigenvalue is positive and the data are realisable, every empirical risk
+    minimiser computes the same function (Lemma A.3). One-hot and ±1 inputs
+    always give a singular ``Lambda_D`` for d >= 2: then the span form certifies
+    agreement on the test inputs whose features lie in its range. Chapter 5.
+
+    Examples
+    --------
+    >>> from attnlib.rkhs import certificate
+    >>> certificate(gaussian_inputs(200, 5, 2, rng=0)).identifiable
+    True
+    >>> certificate(boolean_inputs(200, 5, 2, rng=0))
+    Certificate(not identifiable, lam_min=0, rank=4 of psi=6, N=200)
+    """
+    seqs = _ne.as_sequences(X)
+    mode = "causal" if causal else "last"
+    d = seqs.d
+    psi = n_features(d)
+    _ne.check_memory("certificate", _ne.solve_memory(d, 0), d)
+    A, _, _, rows = _ne.normal_equations(seqs, mode)
+    w, V = np.linalg.eigh(A / rows)
+    top = max(float(w[-1]), 0.0)
+    keep = w > psi * np.finfo(float).eps * top
+    rank = int(keep.sum())
+    identifiable = rank == psi
+    lam_min = float(max(w[0], 0.0)) if identifiable else 0.0
+    return Certificate(lam_min, top, rank, psi, rows, identifiable, bool(causal), V[:, keep])
