@@ -178,3 +178,63 @@ def test_errors():
         am.decode_states(np.zeros(5), 3, 2)
     with pytest.raises(ValueError, match="same shape"):
         am.query_tokens([0, 1], [0], 3, 2)
+
+
+# --- learning the step by regression --------------------------------------------
+
+
+def test_step_contexts_match_run_contexts():
+    rng = np.random.default_rng(13)
+    dfas = [am.random_dfa(3, 2, rng=rng) for _ in range(3)]
+    words = am.random_words(3, 5, 2, rng=rng)
+    X = am.step_contexts(dfas, words)
+    for i in range(3):
+        for t, ctx in enumerate(am.run_contexts(dfas[i], words[i])):
+            pad = X.shape[2] - ctx.shape[0]
+            np.testing.assert_array_equal(X[i, t, pad:], ctx)
+            np.testing.assert_array_equal(X[i, t, :pad], 0.0)
+
+
+def test_fresh_dfas_are_unseen():
+    train = [am.random_dfa(2, 2, rng=s) for s in range(10)]
+    test = am.fresh_dfas(30, 2, 2, exclude=train, rng=0)
+    seen = {tuple(d.delta.ravel()) for d in train}
+    assert len(test) == 30 and not any(tuple(d.delta.ravel()) in seen for d in test)
+    with pytest.raises(ValueError, match="already holds all 1 transition tables"):
+        am.fresh_dfas(1, 1, 1, exclude=[am.DFA([[0]])])
+
+
+@pytest.mark.parametrize("n_dfas", [40, 120])
+def test_learned_step_is_exact_wherever_the_span_form_covers(n_dfas):
+    """Done-when of the issue: regression from random DFAs is 100% correct on unseen DFAs and
+    long words wherever the certificate's span form covers the test contexts."""
+    import warnings
+
+    from attnlib.rkhs import certificate
+
+    data = am.transition_data(n_dfas, 3, 2, length=4, rng=n_dfas)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # one-hot data: the minimiser is not unique
+        fit = am.learn_step(data)
+    cert = certificate(data.X)
+    assert not cert.identifiable  # one-hot contexts never give a full-rank Lambda_D
+    assert fit.train_loss < 1e-20  # realisable: the fit interpolates
+    rng = np.random.default_rng(100 + n_dfas)
+    test = am.fresh_dfas(60, 3, 2, exclude=data.dfas, rng=rng)
+    words = am.random_words(60, 80, 2, rng=rng)  # 20 times longer than in training
+    ev = am.evaluate(fit.heads, test, words, certificate=cert)
+    truth = np.array([naive_run(d.delta.tolist(), 0, w.tolist()) for d, w in zip(test, words, strict=True)])
+    correct = (am.execute(test, words, fit.heads).states == truth).all(axis=1)
+    np.testing.assert_array_equal(ev.correct, correct)
+    assert ev.word_covered.any()
+    assert correct[ev.word_covered].all()
+    if n_dfas == 120:
+        assert ev.coverage == 1.0 and ev.accuracy == 1.0
+
+
+def test_evaluate_without_certificate():
+    ev = am.evaluate(am.lookup_heads(2, 2), [am.random_dfa(2, 2, rng=0)] * 2, am.random_words(2, 9, 2, rng=1))
+    assert ev.accuracy == 1.0 and ev.covered is None
+    assert repr(ev) == "DFAEvaluation(N=2, L=9, accuracy=1.000)"
+    with pytest.raises(ValueError, match="without a certificate"):
+        ev.coverage
