@@ -49,7 +49,7 @@ __all__ = [
     "train",
 ]
 
-_LAZY_SUBMODULES = ("viz", "widgets", "rkhs")
+_LAZY_SUBMODULES = ("viz", "widgets", "rkhs", "tasks", "viz_tasks", "widgets_tasks")
 
 
 def __getattr__(name):

@@ -237,4 +237,4 @@ def test_evaluate_without_certificate():
     assert ev.accuracy == 1.0 and ev.covered is None
     assert repr(ev) == "DFAEvaluation(N=2, L=9, accuracy=1.000)"
     with pytest.raises(ValueError, match="without a certificate"):
-        ev.coverage
+        _ = ev.coverage
