@@ -282,6 +282,7 @@ class Solution:
     solver: str
     rank: int
     condition: float
+    basis: np.ndarray | None = None  # (rank, psi): orthonormal rows spanning the features' row space
 
 
 def solve_normal_equations(A: np.ndarray, B: np.ndarray, rows: int) -> Solution | None:
@@ -331,14 +332,15 @@ def solve_by_qr(seqs: Sequences, mode: str, targets: list) -> tuple[Solution, fl
     E = Z - U[:, :rank] @ UZ  # the part of Y no coefficient vector reaches
     rss = float(np.sum(E * E))
     condition = float(sv[0] / sv[rank - 1]) ** 2 if rank else np.inf
-    return Solution(coef, "qr", rank, condition), rss
+    return Solution(coef, "qr", rank, condition, Vt[:rank]), rss
 
 
-def warn_nonunique(rows: int, psi: int, rank: int, stacklevel: int = 3) -> None:
+def warn_nonunique(rows: int, psi: int, rank: int, nearest: bool, stacklevel: int = 3) -> None:
+    which = "the one nearest to start" if nearest else "the minimum-norm one"
     if rows < psi:
         msg = (f"only {rows} feature rows for psi={psi} features: the least-squares minimiser is not unique; "
-               f"returning the minimum-norm one")
+               f"returning {which}")
     else:
         msg = (f"the features have rank {rank} < psi={psi} on these data (Lambda_D is singular): the "
-               f"least-squares minimiser is not unique; returning the minimum-norm one")
+               f"least-squares minimiser is not unique; returning {which}")
     warnings.warn(msg, RuntimeWarning, stacklevel=stacklevel)

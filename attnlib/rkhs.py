@@ -364,7 +364,7 @@ def _residual_loss(seqs, mode, targets, coef) -> float:
     return total / count
 
 
-def fit_linear_attention(X, Y, *, causal: bool = False, steps: int | None = None) -> LinearFit:
+def fit_linear_attention(X, Y, *, causal: bool = False, steps: int | None = None, start=None) -> LinearFit:
     """Learn multi-head linear attention by least squares on the cubic features (Algorithm 1).
 
     Parameters
@@ -380,8 +380,13 @@ def fit_linear_attention(X, Y, *, causal: bool = False, steps: int | None = None
         targets.
     steps : int, optional
         If given, run this many full-batch gradient-descent steps (step
-        ``1 / lambda_max``) from zero instead of solving exactly: a
+        ``1 / lambda_max``) from ``start`` instead of solving exactly: a
         finite-budget iterative solver, as behind the paper's Fig. 2.
+    start : Heads or ndarray of shape (psi, d), optional
+        Starting point of the iterations (default zero). Without ``steps``,
+        the exact minimiser nearest to ``start`` is returned, which is where
+        gradient descent from ``start`` converges; it differs from the
+        minimum-norm one only when the minimiser is not unique.
 
     Returns
     -------
@@ -392,7 +397,8 @@ def fit_linear_attention(X, Y, *, causal: bool = False, steps: int | None = None
     -----
     RuntimeWarning
         If the minimiser is not unique (fewer feature rows than psi, or rank-
-        deficient features): the minimum-norm solution is returned. If the
+        deficient features): the minimum-norm solution (or the one nearest to
+        ``start``) is returned. If the
         normal equations are ill-conditioned: they are solved by a streamed QR.
 
     Notes
@@ -421,15 +427,23 @@ def fit_linear_attention(X, Y, *, causal: bool = False, steps: int | None = None
     d = seqs.d
     psi = n_features(d)
     _ne.check_memory("fit_linear_attention", _ne.solve_memory(d, d), d)
+    c0 = None
+    if start is not None:
+        c0 = _as_coef(start)
+        if c0.shape != (psi, d):
+            raise ValueError(f"start must have coefficients of shape ({psi}, {d}); received shape {c0.shape}")
     A, B, _, rows = _ne.normal_equations(seqs, mode, targets)
     if steps is not None:
-        coef, solver, rank = _gradient_descent(A / rows, B / rows, check_positive_int("steps", steps))
+        coef, solver, rank = _gradient_descent(A / rows, B / rows, check_positive_int("steps", steps), c0)
     else:
         solution = _ne.solve_normal_equations(A, B, rows)
         if solution is None:
             solution, _ = _ne.solve_by_qr(seqs, mode, targets)
             if solution.rank < psi:
-                _ne.warn_nonunique(rows, psi, solution.rank)
+                _ne.warn_nonunique(rows, psi, solution.rank, nearest=c0 is not None)
+                if c0 is not None:  # add the part of start that the data cannot see
+                    V = solution.basis
+                    solution.coef = solution.coef + c0 - V.T @ (V @ c0)
             else:
                 warnings.warn(
                     f"the normal equations are ill-conditioned (condition number about {solution.condition:.2g}); "
@@ -439,13 +453,13 @@ def fit_linear_attention(X, Y, *, causal: bool = False, steps: int | None = None
     return LinearFit(heads_from_coef(coef, d), coef, loss, mode, solver, rank)
 
 
-def _gradient_descent(Lam: np.ndarray, b: np.ndarray, steps: int):
-    """K steps of c <- c - (Lam c - b) / lambda_max from c = 0."""
+def _gradient_descent(Lam: np.ndarray, b: np.ndarray, steps: int, start: np.ndarray | None):
+    """K steps of c <- c - (Lam c - b) / lambda_max from c = start (default 0)."""
     from scipy.linalg import eigvalsh
 
     psi = Lam.shape[0]
     top = float(eigvalsh(Lam, subset_by_index=[psi - 1, psi - 1])[0])
-    coef = np.zeros_like(b)
+    coef = np.zeros_like(b) if start is None else start.copy()
     if top > 0:
         for _ in range(steps):
             coef -= (Lam @ coef - b) / top

@@ -407,3 +407,24 @@ def test_too_large_d_is_refused_before_allocating():
         fit_linear_attention(X, np.zeros((2, 80)))
     with pytest.raises(MemoryError, match="certificate at d=80"):
         certificate(X)
+
+
+def test_start_selects_the_nearest_minimiser_and_gradient_descent_converges_to_it():
+    rng = np.random.default_rng(21)
+    X = boolean_inputs(300, 4, 2, rng=rng)
+    Y = rng.standard_normal((300, 2))
+    start = rng.standard_normal((6, 2))
+    with pytest.warns(RuntimeWarning, match="returning the one nearest to start"):
+        near = fit_linear_attention(X, Y, start=start)
+    Phi = np.array([naive_features(x) for x in X])
+    pinv = np.linalg.pinv(Phi)
+    expected = pinv @ Y + (np.eye(6) - pinv @ Phi) @ start  # closest minimiser to start
+    np.testing.assert_allclose(near.coef, expected, atol=1e-10)
+    descended = fit_linear_attention(X, Y, steps=20_000, start=start)
+    np.testing.assert_allclose(descended.coef, expected, atol=1e-6)
+    # on full-rank data the start does not matter
+    Xg = gaussian_inputs(100, 4, 2, rng=rng)
+    Yg = rng.standard_normal((100, 2))
+    np.testing.assert_allclose(fit_linear_attention(Xg, Yg, start=start).coef, fit_linear_attention(Xg, Yg).coef)
+    with pytest.raises(ValueError, match=r"start must have coefficients of shape \(6, 2\)"):
+        fit_linear_attention(Xg, Yg, start=np.zeros((5, 2)))
