@@ -238,3 +238,15 @@ def test_evaluate_without_certificate():
     assert repr(ev) == "DFAEvaluation(N=2, L=9, accuracy=1.000)"
     with pytest.raises(ValueError, match="without a certificate"):
         _ = ev.coverage
+
+
+def test_learning_and_evaluation_errors():
+    with pytest.raises(TypeError, match="data must be a TransitionData"):
+        am.learn_step(np.zeros((3, 4, 9)))
+    dfa = am.random_dfa(3, 2, rng=0)
+    with pytest.raises(ValueError, match="received 2 DFAs but 1 words"):
+        am.step_contexts([dfa, dfa], [[0, 1]])
+    with pytest.raises(ValueError, match=r"states must have shape \(1, 3\)"):
+        am.step_contexts([dfa], [[0, 1]], states=[[0, 1]])
+    with pytest.raises(ValueError, match="length must be a positive integer"):
+        am.transition_data(3, 3, 2, length=0)
