@@ -49,7 +49,8 @@ __all__ = [
     "train",
 ]
 
-_LAZY_SUBMODULES = ("viz", "widgets", "rkhs", "tasks", "viz_tasks", "widgets_tasks")
+
+_LAZY_SUBMODULES = ("checks", "viz", "widgets", "rkhs", "tasks", "viz_tasks", "widgets_tasks")
 
 
 def __getattr__(name):

@@ -27,12 +27,13 @@ def execute(path: Path, timeout: int = 600) -> float:
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent.resolve())}},
         record_timing=False,
-        store_widget_state=False,
+        store_widget_state=True,  # False trips an nbclient bug with Output widgets; stripped below
     )
     start = time.perf_counter()
     client.execute()
     seconds = time.perf_counter() - start
     nb.metadata.pop("widgets", None)
+    nb.metadata.pop("jupytext", None)
     nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
