@@ -49,8 +49,8 @@ __all__ = [
     "train",
 ]
 
-
-_LAZY_SUBMODULES = ("checks", "viz", "widgets", "rkhs", "tasks", "viz_tasks", "widgets_tasks")
+_LAZY_SUBMODULES = ("checks", "viz", "widgets", "rkhs", "viz_rkhs", "widgets_rkhs", "experiments_linear", "tasks",
+                    "viz_tasks", "widgets_tasks")
 
 
 def __getattr__(name):

@@ -233,6 +233,40 @@ def apply_coef(g: np.ndarray, x: np.ndarray, coef: np.ndarray) -> np.ndarray:
     return np.einsum("rl,rla->ra", x, H)
 
 
+# --- outputs row by row ---------------------------------------------------------
+
+
+def assemble(seqs: Sequences, mode: str, parts: list, width: int):
+    """Put per-block row outputs back into the shape of the input."""
+    if mode == "last":
+        out = np.empty((seqs.N, width))
+        for (idx, _), rows in zip(seqs.blocks, parts, strict=True):
+            out[idx] = rows
+        return out[0] if seqs.single else out
+    if seqs.ragged:
+        out = [None] * seqs.N
+        for (idx, X3), rows in zip(seqs.blocks, parts, strict=True):
+            for i, r in zip(idx, rows.reshape(len(idx), X3.shape[1], width), strict=True):
+                out[i] = r
+        return out
+    (_, X3), = seqs.blocks
+    out = parts[0].reshape(X3.shape[0], X3.shape[1], width)
+    return out[0] if seqs.single else out
+
+
+def map_rows(seqs: Sequences, mode: str, func, width: int):
+    """Apply ``func(g, x) -> (r, width)`` chunk by chunk and reassemble."""
+    parts = [np.empty((X3.shape[0] * (1 if mode == "last" else X3.shape[1]), width)) for _, X3 in seqs.blocks]
+    for b, sl, g, x in factor_chunks(seqs, mode, gram_width(seqs.d) * seqs.d):
+        parts[b][sl] = func(g, x)
+    return assemble(seqs, mode, parts, width)
+
+
+def gram_width(d: int) -> int:
+    """P = d(d+1)/2, the number of distinct Gram entries."""
+    return d * (d + 1) // 2
+
+
 # --- normal equations ---------------------------------------------------------
 
 
@@ -240,18 +274,21 @@ def gram_from_factors(C: np.ndarray, P: int, d: int) -> np.ndarray:
     """Assemble the (psi, psi) matrix from its distinct entries C[pq, lm]."""
     _, _, PQ = _sym_table(P)
     _, _, LM = _sym_table(d)
-    L4 = C[PQ[:, None, :, None], LM[None, :, None, :]]  # (P, d, P, d)
-    return L4.reshape(P * d, P * d)
+    Cx = np.take(C, LM.ravel(), axis=1)  # (P(P+1)/2, d * d): expand the (l, m) symmetry
+    L4 = np.take(Cx, PQ.ravel(), axis=0).reshape(P, P, d, d)  # then the (p, q) symmetry
+    return np.ascontiguousarray(L4.transpose(0, 2, 1, 3)).reshape(P * d, P * d)  # rows (p, l), columns (q, m)
 
 
 def normal_equations(seqs: Sequences, mode: str, targets: list | None = None):
     """Stream the data once: ``Phi^T Phi``, ``Phi^T Y``, ``sum ||y||^2`` and the row count."""
+    from scipy.linalg import blas
+
     d = seqs.d
     P = d * (d + 1) // 2
     Ip, Iq, _ = _sym_table(P)
     Il, Im, _ = _sym_table(d)
     P2 = Ip.size
-    C = np.zeros((P2, Il.size))
+    C = np.zeros((P2, Il.size), order="F")  # accumulated in place by dgemm (beta = 1)
     d_out = targets[0].shape[1] if targets is not None else 0
     B = np.zeros((P, d * d_out))
     yy = 0.0
@@ -263,7 +300,8 @@ def normal_equations(seqs: Sequences, mode: str, targets: list | None = None):
         for p in range(P):
             np.multiply(gT[p], gT[p:], out=aT[starts[p] : starts[p + 1]])
         bx = x[:, Il] * x[:, Im]  # (r, d(d+1)/2)
-        C += aT @ bx
+        # C += aT @ bx; the transposes are Fortran-ordered views, so nothing is copied
+        C = blas.dgemm(1.0, aT.T, bx.T, beta=1.0, c=C, trans_a=1, trans_b=1, overwrite_c=1)
         rows += g.shape[0]
         if targets is not None:
             y = targets[b][sl]
@@ -286,7 +324,10 @@ class Solution:
 
 
 def solve_normal_equations(A: np.ndarray, B: np.ndarray, rows: int) -> Solution | None:
-    """Cholesky on the equilibrated normal equations, or None if it cannot be trusted."""
+    """Cholesky on the equilibrated normal equations, or None if it cannot be trusted.
+
+    ``A`` is overwritten.
+    """
     from scipy.linalg import lapack
 
     psi = A.shape[0]
@@ -295,9 +336,13 @@ def solve_normal_equations(A: np.ndarray, B: np.ndarray, rows: int) -> Solution 
     s = np.sqrt(np.diag(A))
     if not np.all(s > 0):
         return None  # a feature that is identically zero on the data
-    As = A / s[:, None] / s[None, :]
-    anorm = float(np.abs(As).sum(axis=0).max())
-    c, info = lapack.dpotrf(As, lower=0, clean=1, overwrite_a=1)
+    inv = 1.0 / s
+    As = A
+    As *= inv[:, None]
+    As *= inv[None, :]
+    anorm = float(np.linalg.norm(As, 1))
+    # As is symmetric, so its transpose is the same matrix in Fortran order: factorised in place
+    c, info = lapack.dpotrf(As.T, lower=0, clean=1, overwrite_a=1)
     if info != 0:
         return None
     rcond, info = lapack.dpocon(c, anorm, uplo="U")

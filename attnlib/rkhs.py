@@ -33,14 +33,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _normal_equations as _ne
+from ._coefficients import _as_coef, coefficient_matrix, heads_from_coef, parameter_distance, parameter_map
 from ._validation import check_positive_int
-from .attention import _check_heads
 from .heads import Heads
 
 __all__ = [
     "Certificate",
     "LinearFit",
     "certificate",
+    "coefficient_matrix",
     "cubic_features",
     "fit_linear_attention",
     "heads_from_coef",
@@ -51,36 +52,6 @@ __all__ = [
 ]
 
 n_features = _ne.n_features
-
-
-def _assemble(seqs: _ne.Sequences, mode: str, parts: list, width: int):
-    """Put per-block row outputs back into the shape of the input."""
-    if mode == "last":
-        out = np.empty((seqs.N, width))
-        for (idx, _), rows in zip(seqs.blocks, parts, strict=True):
-            out[idx] = rows
-        return out[0] if seqs.single else out
-    if seqs.ragged:
-        out = [None] * seqs.N
-        for (idx, X3), rows in zip(seqs.blocks, parts, strict=True):
-            for i, r in zip(idx, rows.reshape(len(idx), X3.shape[1], width), strict=True):
-                out[i] = r
-        return out
-    (_, X3), = seqs.blocks
-    out = parts[0].reshape(X3.shape[0], X3.shape[1], width)
-    return out[0] if seqs.single else out
-
-
-def _map_rows(seqs: _ne.Sequences, mode: str, func, width: int):
-    """Apply ``func(g, x) -> (r, width)`` chunk by chunk and reassemble."""
-    parts = [np.empty((X3.shape[0] * (1 if mode == "last" else X3.shape[1]), width)) for _, X3 in seqs.blocks]
-    for b, sl, g, x in _ne.factor_chunks(seqs, mode, g_width(seqs.d) * seqs.d):
-        parts[b][sl] = func(g, x)
-    return _assemble(seqs, mode, parts, width)
-
-
-def g_width(d: int) -> int:
-    return d * (d + 1) // 2
 
 
 # --- features and kernel --------------------------------------------------------
@@ -123,7 +94,7 @@ def cubic_features(X, *, causal: bool = False):
     mode = "causal" if causal else "last"
     psi = n_features(seqs.d)
     _ne.check_memory("cubic_features", 8 * seqs.rows(mode) * psi + 8 * _ne._CHUNK_FLOATS, seqs.d)
-    return _map_rows(seqs, mode, _ne.features, psi)
+    return _ne.map_rows(seqs, mode, _ne.features, psi)
 
 
 def kernel(X, X2):
@@ -172,143 +143,6 @@ def kernel(X, X2):
     return K[0] if a.single else K[:, 0] if b.single else K
 
 
-# --- parameters and heads ---------------------------------------------------------
-
-
-def parameter_map(heads: Heads) -> np.ndarray:
-    """The coefficients p(Theta) of a linear attention layer on the cubic features.
-
-    Parameters
-    ----------
-    heads : Heads
-
-    Returns
-    -------
-    coef : ndarray of shape (psi, d)
-        ``coef[:, a]`` is the paper's ``p_a(Theta)``, so that
-        ``cubic_features(X) @ coef`` is the last-token output for every X.
-
-    Notes
-    -----
-    For the pair (j, k) and feature index l (Cor. A.4, in the book's row
-    convention): ``sum_i Theta_i[l, j] W_i[k, a] + Theta_i[l, k] W_i[j, a]`` if
-    j < k, and ``sum_i Theta_i[l, j] W_i[j, a]`` on the diagonal. Two layers
-    compute the same function exactly when their coefficients agree.
-
-    Examples
-    --------
-    >>> from attnlib.rkhs import cubic_features, parameter_map
-    >>> heads = random_heads(2, 3, rng=0)
-    >>> X = gaussian_inputs(4, 6, 3, rng=1)
-    >>> bool(np.allclose(cubic_features(X) @ parameter_map(heads), attention(X, heads, kind="linear")[:, -1]))
-    True
-    """
-    heads = _check_heads(heads)
-    d = heads.d
-    T = np.einsum("ilj,ika->jkla", heads.Theta, heads.W)  # T[j, k, l, a] = sum_i Theta_i[l, j] W_i[k, a]
-    J, K = _ne.gram_pairs(d)
-    C = T[J, K] + T[K, J]  # (P, d, d) indexed (pair, l, a)
-    diag = J == K
-    C[diag] = T[J[diag], J[diag]]
-    return C.reshape(-1, d)
-
-
-def heads_from_coef(coef, d: int | None = None, *, rtol: float | None = None) -> Heads:
-    """Fold coefficients on the cubic features back into at most d^2 heads.
-
-    Parameters
-    ----------
-    coef : array_like of shape (psi, d)
-        As returned by :func:`parameter_map` or ``LinearFit.coef``.
-    d : int, optional
-        Token dimension; by default ``coef.shape[1]``.
-    rtol : float, optional
-        Singular values below ``rtol`` times the largest are dropped; default
-        ``d^2 * machine epsilon`` (the numerical rank).
-
-    Returns
-    -------
-    Heads
-        m = rank <= d^2 heads (one zero head if coef is zero) with
-        ``parameter_map(heads) == coef`` up to rounding.
-
-    Notes
-    -----
-    The coefficient of pair (j, k), j < k, is placed on ``M[(l, j), (k, a)]``,
-    the diagonal ones on ``M[(l, j), (j, a)]``, so that the output is
-    ``sum x_l G_jk M[(l, j), (k, a)]``. Then ``M = sum_h s_h u_h v_h^T`` (SVD) and
-    head h is ``Theta_h = sqrt(s_h) u_h``, ``W_h = sqrt(s_h) v_h``, each folded to
-    d x d (Algorithm 1, steps 6-7).
-
-    Examples
-    --------
-    >>> from attnlib.rkhs import heads_from_coef, parameter_map
-    >>> heads = random_heads(3, 2, rng=0)
-    >>> folded = heads_from_coef(parameter_map(heads))
-    >>> folded.m <= 4, bool(np.allclose(parameter_map(folded), parameter_map(heads)))
-    (True, True)
-    """
-    coef = _ne.as_float_array("coef", coef)
-    if coef.ndim != 2:
-        raise ValueError(f"coef must have shape (psi, d); received shape {coef.shape}")
-    d = check_positive_int("d", coef.shape[1] if d is None else d)
-    psi = n_features(d)
-    if coef.shape != (psi, d):
-        raise ValueError(f"coef must have shape (psi, d) = ({psi}, {d}) for d={d}; received shape {coef.shape}")
-    J, K = _ne.gram_pairs(d)
-    M4 = np.zeros((d, d, d, d))  # (l, j, k, a)
-    M4[:, J, K, :] = coef.reshape(-1, d, d).transpose(1, 0, 2)
-    U, s, Vt = np.linalg.svd(M4.reshape(d * d, d * d))
-    tol = (d * d * np.finfo(float).eps if rtol is None else rtol) * s[0]
-    keep = max(int(np.sum(s > tol)), 1)
-    root = np.sqrt(s[:keep])
-    Theta = (U[:, :keep] * root).T.reshape(keep, d, d)
-    W = (Vt[:keep].T * root).T.reshape(keep, d, d)
-    return Heads(Theta, W)
-
-
-def _as_coef(p) -> np.ndarray:
-    if isinstance(p, Heads):
-        return parameter_map(p)
-    if isinstance(p, LinearFit):
-        return p.coef
-    coef = _ne.as_float_array("coefficients", p)
-    if coef.ndim != 2:
-        raise ValueError(
-            f"coefficients must be Heads, a LinearFit or an array of shape (psi, d); received shape {coef.shape}"
-        )
-    return coef
-
-
-def parameter_distance(heads_a, heads_b) -> float:
-    """The distance ``||p(Theta) - p(Theta')||_F`` between two linear attention layers.
-
-    Parameters
-    ----------
-    heads_a, heads_b : Heads, LinearFit or ndarray of shape (psi, d)
-        Layers, fits, or their coefficients (:func:`parameter_map`).
-
-    Returns
-    -------
-    float
-        0 exactly when the two layers compute the same function on every input
-        of every length (Cor. 2.4 / A.4 of Yau et al. 2025; the y-axis of their
-        Fig. 2). Head count, order and the factorisation gauge do not matter.
-
-    Examples
-    --------
-    >>> from attnlib.rkhs import parameter_distance
-    >>> heads = random_heads(2, 3, rng=0)
-    >>> swapped = Heads(2.0 * heads.Theta[::-1], 0.5 * heads.W[::-1])
-    >>> round(parameter_distance(heads, swapped), 12)
-    0.0
-    """
-    a, b = _as_coef(heads_a), _as_coef(heads_b)
-    if a.shape != b.shape:
-        raise ValueError(f"the two layers have coefficient shapes {a.shape} and {b.shape}; they need the same d")
-    return float(np.linalg.norm(a - b))
-
-
 # --- regression -------------------------------------------------------------------
 
 
@@ -347,7 +181,7 @@ class LinearFit:
         """
         d = self.coef.shape[1]
         seqs = _ne.as_sequences(X, d=d)
-        return _map_rows(seqs, self.mode, lambda g, x: _ne.apply_coef(g, x, self.coef), d)
+        return _ne.map_rows(seqs, self.mode, lambda g, x: _ne.apply_coef(g, x, self.coef), d)
 
     def __repr__(self) -> str:
         return (f"LinearFit(d={self.coef.shape[1]}, heads={self.heads.m}, mode={self.mode!r}, "
@@ -357,7 +191,7 @@ class LinearFit:
 def _residual_loss(seqs, mode, targets, coef) -> float:
     """Mean squared residual, streamed once more (exact even when the optimum is 0)."""
     total, count = 0.0, 0
-    for b, sl, g, x in _ne.factor_chunks(seqs, mode, g_width(seqs.d) * seqs.d):
+    for b, sl, g, x in _ne.factor_chunks(seqs, mode, _ne.gram_width(seqs.d) * seqs.d):
         r = targets[b][sl] - _ne.apply_coef(g, x, coef)
         total += float(np.sum(r * r))
         count += r.size
@@ -432,13 +266,21 @@ def fit_linear_attention(X, Y, *, causal: bool = False, steps: int | None = None
         c0 = _as_coef(start)
         if c0.shape != (psi, d):
             raise ValueError(f"start must have coefficients of shape ({psi}, {d}); received shape {c0.shape}")
-    A, B, _, rows = _ne.normal_equations(seqs, mode, targets)
+    A, B, yy, rows = _ne.normal_equations(seqs, mode, targets)
+    count = rows * d
+    loss = None
     if steps is not None:
         coef, solver, rank = _gradient_descent(A / rows, B / rows, check_positive_int("steps", steps), c0)
     else:
         solution = _ne.solve_normal_equations(A, B, rows)
-        if solution is None:
-            solution, _ = _ne.solve_by_qr(seqs, mode, targets)
+        if solution is not None:
+            # at the minimiser ||Y - Phi c||^2 = ||Y||^2 - <c, Phi^T Y>; trusted unless it cancels
+            rss = yy - float(np.sum(solution.coef * B))
+            if rss > 1e-6 * yy:
+                loss = rss / count
+        else:
+            solution, rss = _ne.solve_by_qr(seqs, mode, targets)
+            loss = rss / count
             if solution.rank < psi:
                 _ne.warn_nonunique(rows, psi, solution.rank, nearest=c0 is not None)
                 if c0 is not None:  # add the part of start that the data cannot see
@@ -449,8 +291,9 @@ def fit_linear_attention(X, Y, *, causal: bool = False, steps: int | None = None
                     f"the normal equations are ill-conditioned (condition number about {solution.condition:.2g}); "
                     f"solved by a streamed QR instead", RuntimeWarning, stacklevel=2)
         coef, solver, rank = solution.coef, solution.solver, solution.rank
-    loss = _residual_loss(seqs, mode, targets, coef)
-    return LinearFit(heads_from_coef(coef, d), coef, loss, mode, solver, rank)
+    if loss is None:
+        loss = _residual_loss(seqs, mode, targets, coef)
+    return LinearFit(heads_from_coef(coef), coef, loss, mode, solver, rank)
 
 
 def _gradient_descent(Lam: np.ndarray, b: np.ndarray, steps: int, start: np.ndarray | None):
@@ -488,6 +331,10 @@ class Certificate:
     identifiable : bool
         Every empirical risk minimiser computes the same function on every
         input of every length (for realisable data, or any data with d^2 heads).
+    causal : bool
+        Whether the features are those of every prefix.
+    eigenvalues : ndarray of shape (psi,)
+        The whole spectrum of ``Lambda_D``, ascending.
     """
 
     lam_min: float
@@ -497,6 +344,7 @@ class Certificate:
     N: int
     identifiable: bool
     causal: bool
+    eigenvalues: np.ndarray = field(repr=False)
     _basis: np.ndarray = field(repr=False)
 
     def span_residual(self, X):
@@ -523,7 +371,7 @@ class Certificate:
             norm = np.linalg.norm(Phi, axis=1)
             return (np.linalg.norm(R, axis=1) / np.where(norm > 0, norm, 1.0))[:, None]
 
-        out = _map_rows(seqs, mode, residual, 1)
+        out = _ne.map_rows(seqs, mode, residual, 1)
         return [r[:, 0] for r in out] if isinstance(out, list) else out[..., 0]
 
     def covers(self, X, *, tol: float = 1e-6):
@@ -585,4 +433,4 @@ def certificate(X, *, causal: bool = False) -> Certificate:
     rank = int(keep.sum())
     identifiable = rank == psi
     lam_min = float(max(w[0], 0.0)) if identifiable else 0.0
-    return Certificate(lam_min, top, rank, psi, rows, identifiable, bool(causal), V[:, keep])
+    return Certificate(lam_min, top, rank, psi, rows, identifiable, bool(causal), w, V[:, keep])

@@ -11,6 +11,7 @@ from attnlib.rkhs import (
     Certificate,
     LinearFit,
     certificate,
+    coefficient_matrix,
     cubic_features,
     fit_linear_attention,
     heads_from_coef,
@@ -428,3 +429,22 @@ def test_start_selects_the_nearest_minimiser_and_gradient_descent_converges_to_i
     np.testing.assert_allclose(fit_linear_attention(Xg, Yg, start=start).coef, fit_linear_attention(Xg, Yg).coef)
     with pytest.raises(ValueError, match=r"start must have coefficients of shape \(6, 2\)"):
         fit_linear_attention(Xg, Yg, start=np.zeros((5, 2)))
+
+
+def test_coefficient_matrix_gives_the_output_and_truncation_is_eckart_young():
+    rng = np.random.default_rng(22)
+    d = 3
+    coef = rng.standard_normal((n_features(d), d))
+    M = coefficient_matrix(coef)
+    X = rng.standard_normal((5, d))
+    G, x = X.T @ X, X[-1]
+    y = [sum(x[l] * G[j, k] * M[l * d + j, k * d + a] for l in range(d) for j in range(d) for k in range(d))
+         for a in range(d)]
+    np.testing.assert_allclose(y, naive_features(X) @ coef, rtol=1e-12)
+    s = np.linalg.svd(M, compute_uv=False)
+    for k in (1, 4, 9):
+        approx = heads_from_coef(coef, max_heads=k)
+        assert approx.m == k
+        Mk = sum(np.outer(T.ravel(), W.ravel()) for T, W in zip(approx.Theta, approx.W, strict=True))
+        gap = np.linalg.norm(Mk - M)
+        assert gap == pytest.approx(np.sqrt(np.sum(s[k:] ** 2)), abs=1e-10)
