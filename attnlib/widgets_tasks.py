@@ -34,7 +34,7 @@ def dfa_stepper(dfa, word, heads: Heads | dict | None = None):
         heads = {"layer": heads}
 
     def draw(t, layer):
-        viz_tasks.plot_dfa_step(dfa, word, t, heads[layer])
+        return viz_tasks.plot_dfa_step(dfa, word, t, heads[layer])
 
     return _interactive(
         draw,

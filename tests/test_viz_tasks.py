@@ -30,9 +30,21 @@ def test_plot_tm_run():
     plt.close("all")
 
 
-def test_dfa_stepper_builds():
-    w = widgets_tasks.dfa_stepper(am.random_dfa(2, 2, rng=0), np.array([0, 1, 0]))
-    assert w.children[0].max == 2
+def test_dfa_stepper_redraws_the_chosen_step_and_layer(monkeypatch):
+    import attnlib.widgets as core_widgets
+
+    calls = []
+    monkeypatch.setattr(widgets_tasks.viz_tasks, "plot_dfa_step", lambda *args: calls.append(args))
+    monkeypatch.setattr(core_widgets, "display", lambda obj: None)
+    dfa = am.random_dfa(2, 2, rng=0)
+    learned = random_heads(2, 6, rng=1)
+    w = widgets_tasks.dfa_stepper(dfa, np.array([0, 1, 0]), {"explicit": am.lookup_heads(2, 2), "learned": learned})
+    c = {child.description: child for child in w.children if hasattr(child, "value")}
+    assert c["step t"].max == 2 and list(c["layer"].options) == ["explicit", "learned"]
+    c["step t"].value = 2
+    c["layer"].value = "learned"
+    _, word, t, heads = calls[-1]
+    assert t == 2 and heads is learned and word.tolist() == [0, 1, 0]
     plt.close("all")
 
 
