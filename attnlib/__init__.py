@@ -49,7 +49,19 @@ __all__ = [
     "train",
 ]
 
-_LAZY_SUBMODULES = ("checks", "viz", "widgets", "rkhs", "viz_rkhs", "widgets_rkhs", "experiments_linear", "tasks")
+_LAZY_SUBMODULES = (
+    "checks",
+    "viz",
+    "widgets",
+    # Part II: linear attention
+    "rkhs",
+    "viz_rkhs",
+    "widgets_rkhs",
+    "experiments_linear",
+    "tasks",
+    "viz_tasks",
+    "widgets_tasks",
+)
 
 
 def __getattr__(name):

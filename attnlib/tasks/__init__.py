@@ -12,6 +12,7 @@ import importlib
 
 _SUBMODULES = (
     "associative_memory",
+    "automata", "turing",
 )
 
 
