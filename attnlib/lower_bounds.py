@@ -57,6 +57,7 @@ __all__ = [
     "LowDegreeFit",
     "ParityInstance",
     "boolean_cube",
+    "decode_parity_examples",
     "feature_count",
     "fourier_spectrum",
     "gd_experiment",
@@ -64,6 +65,8 @@ __all__ = [
     "low_degree_regression",
     "monomial_features",
     "parity_betas",
+    "parity_by_elimination",
+    "parity_by_enumeration",
     "parity_coefficients",
     "parity_heads",
     "parity_instance",
@@ -409,6 +412,153 @@ def sq_correlations(values, d: int, s: int) -> np.ndarray:
         both = sum((1 << j) | (1 << (d + j)) for j in S)
         out[q] = (coefficients[both | (1 << r)] - coefficients[both | (1 << (d + r))]) / np.sqrt(2.0)
     return out
+
+
+# --- beyond statistical queries: the parity is noiseless, so linear algebra finds it ----------
+
+
+def decode_parity_examples(X, y, *, readout: int):
+    """The parity examples ``(z, chi_S(z))`` that labelled examples of the family reveal.
+
+    Parameters
+    ----------
+    X : array_like of shape (N, 2, d)
+    y : array_like of shape (N,)
+        The output entry (0, 0): ``2 x_{2,r} + (x_{1,r} - x_{2,r}) chi_S(x_1 * x_2)``.
+    readout : int
+        The read-out coordinate r.
+
+    Returns
+    -------
+    Z : ndarray of shape (M, d - 1)
+        ``z = x_1 * x_2`` without coordinate r, for the M examples with
+        ``x_{1,r} != x_{2,r}`` (about half).
+    chi : ndarray of shape (M,)
+        The sign of ``(y - 2 x_{2,r}) / (x_{1,r} - x_{2,r})``, which is
+        ``chi_S(z)`` when the labels are exact.
+
+    Examples
+    --------
+    >>> inst = parity_instance(5, 2, rng=0)
+    >>> X = boolean_inputs(40, 2, 5, rng=1)
+    >>> Z, chi = decode_parity_examples(X, attention(X, inst.heads)[:, 0, 0], readout=4)
+    >>> bool(np.all(chi == np.prod(Z[:, list(inst.support)], axis=1)))
+    True
+    """
+    X3, _ = check_sequences(X)
+    if X3.shape[1] != 2:
+        raise ValueError(f"the parity family has n=2 tokens; received sequences of shape {X3.shape[1:]}")
+    d = X3.shape[2]
+    y = as_float_array("y", y)
+    if y.shape != (X3.shape[0],):
+        raise ValueError(f"y must have shape ({X3.shape[0]},); received shape {y.shape}")
+    if not (isinstance(readout, (int, np.integer)) and 0 <= readout < d):
+        raise ValueError(f"readout must be a coordinate in [0, {d}); received {readout!r}")
+    x1, x2 = X3[:, 0, readout], X3[:, 1, readout]
+    keep = x1 != x2
+    Z = np.delete(X3[keep, 0] * X3[keep, 1], readout, axis=1)  # (M, d - 1)
+    chi = np.where((y[keep] - 2.0 * x2[keep]) / (x1[keep] - x2[keep]) >= 0, 1.0, -1.0)
+    return Z, chi
+
+
+def parity_by_elimination(Z, chi):
+    """Find S with ``chi_S(z) = chi`` on every example by Gaussian elimination over GF(2).
+
+    Parameters
+    ----------
+    Z : array_like of shape (M, K)
+        Sign vectors.
+    chi : array_like of shape (M,)
+        Their labels, +-1.
+
+    Returns
+    -------
+    tuple of int or None
+        A set S consistent with every example (the smallest-index solution if
+        several are), or None if no parity fits all the examples.
+
+    Notes
+    -----
+    With bits ``a = (1 - z) / 2`` and ``b = (1 - chi) / 2``, ``chi_S(z) = chi``
+    reads ``sum_{j in S} a_j = b (mod 2)``: a linear system over GF(2), solved
+    in O(M K^2) bit operations. This is not a statistical-query algorithm;
+    it needs exact labels, and one flipped label makes the system inconsistent.
+
+    Examples
+    --------
+    >>> Z = boolean_inputs(30, 1, 6, rng=0)[:, 0]
+    >>> parity_by_elimination(Z, Z[:, 1] * Z[:, 4])
+    (1, 4)
+    """
+    Z = as_float_array("Z", Z)
+    chi = as_float_array("chi", chi)
+    if Z.ndim != 2 or chi.shape != (Z.shape[0],):
+        raise ValueError(f"Z must have shape (M, K) and chi shape (M,); received {Z.shape} and {chi.shape}")
+    A = np.concatenate([(Z < 0), (chi < 0)[:, None]], axis=1).astype(np.uint8)  # (M, K + 1) augmented bits
+    M, K = Z.shape
+    pivots, row = [], 0
+    for col in range(K):
+        hits = np.flatnonzero(A[row:, col]) + row
+        if hits.size == 0:
+            continue
+        A[[row, hits[0]]] = A[[hits[0], row]]
+        others = np.flatnonzero(A[:, col])
+        others = others[others != row]
+        A[others] ^= A[row]
+        pivots.append(col)
+        row += 1
+        if row == M:
+            break
+    if A[row:, K].any():
+        return None  # a row 0 = 1: no parity fits every example
+    solution = np.zeros(K, dtype=np.uint8)
+    for r, col in enumerate(pivots):
+        solution[col] = A[r, K]
+    return tuple(int(j) for j in np.flatnonzero(solution))
+
+
+def parity_by_enumeration(Z, chi, s: int):
+    """The s-subset S whose parity agrees with the most labels, by trying all C(K, s) of them.
+
+    Parameters
+    ----------
+    Z : array_like of shape (M, K)
+    chi : array_like of shape (M,)
+    s : int
+
+    Returns
+    -------
+    support : tuple of int
+    agreement : float
+        Fraction of examples with ``chi_S(z) = chi``.
+
+    Notes
+    -----
+    Tolerates label noise below 1/2 given enough examples, at a cost of
+    ``C(K, s) M`` operations: ``K^s`` up to a constant, the time the
+    statistical-query bound says cannot be beaten by statistical algorithms.
+
+    Examples
+    --------
+    >>> Z = boolean_inputs(200, 1, 8, rng=0)[:, 0]
+    >>> chi = Z[:, 2] * Z[:, 5] * np.where(np.arange(200) % 10 == 0, -1, 1)  # 10% of labels flipped
+    >>> parity_by_enumeration(Z, chi, 2)
+    ((2, 5), 0.9)
+    """
+    from itertools import combinations
+
+    Z = as_float_array("Z", Z)
+    chi = as_float_array("chi", chi)
+    s = _check_s(s)
+    if Z.ndim != 2 or chi.shape != (Z.shape[0],) or s > Z.shape[1]:
+        raise ValueError(f"Z must have shape (M, K) with K >= s={s} and chi shape (M,); "
+                         f"received {Z.shape} and {chi.shape}")
+    best, best_agree = None, -1.0
+    for S in combinations(range(Z.shape[1]), s):
+        agree = float(np.mean(np.prod(Z[:, list(S)], axis=1) == chi))
+        if agree > best_agree:
+            best, best_agree = S, agree
+    return tuple(int(j) for j in best), best_agree
 
 
 # --- the gradient baseline on the family -------------------------------------------------------
