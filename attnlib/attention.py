@@ -56,9 +56,12 @@ def softmax(S, axis: int = -1) -> np.ndarray:
     return E / E.sum(axis=axis, keepdims=True)
 
 
-def _softmax_unchecked(S: np.ndarray) -> np.ndarray:
-    E = np.exp(S - S.max(axis=-1, keepdims=True))
-    return E / E.sum(axis=-1, keepdims=True)
+def _softmax_inplace(S: np.ndarray) -> np.ndarray:
+    """Row softmax of a freshly computed logit array, overwriting it (no validation)."""
+    S -= S.max(axis=-1, keepdims=True)
+    np.exp(S, out=S)
+    S /= S.sum(axis=-1, keepdims=True)
+    return S
 
 
 def _check_heads(heads) -> Heads:
@@ -74,7 +77,7 @@ def _logits(X: np.ndarray, Theta: np.ndarray) -> np.ndarray:
 
 
 def _weights(S: np.ndarray, kind: str, causal: bool) -> np.ndarray:
-    """Attention weights from logits S (..., n, n)."""
+    """Attention weights from logits S (..., n, n); S may be overwritten."""
     n = S.shape[-1]
     if causal:
         future = np.triu(np.ones((n, n), dtype=bool), k=1)
@@ -82,7 +85,7 @@ def _weights(S: np.ndarray, kind: str, causal: bool) -> np.ndarray:
             S = np.where(future, -np.inf, S)
         else:
             S = np.where(future, 0.0, S)
-    return _softmax_unchecked(S) if kind == "softmax" else S
+    return _softmax_inplace(S) if kind == "softmax" else S
 
 
 def _forward(X: np.ndarray, Theta: np.ndarray, W: np.ndarray, kind: str, causal: bool):

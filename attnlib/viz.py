@@ -1,8 +1,10 @@
 """Figures for the book. matplotlib is imported here, not by ``import attnlib``.
 
 Every function draws one static figure from arrays or ``Heads`` and returns the
-``matplotlib.figure.Figure``. The widgets in :mod:`attnlib.widgets` call these
-same functions, so the static page and the live widget show the same picture.
+``matplotlib.figure.Figure``, already closed in pyplot: end a notebook cell with
+the call (no semicolon) and the figure is shown once, as the cell's value. The
+widgets in :mod:`attnlib.widgets` call these same functions, so the static page
+and the live widget show the same picture.
 """
 
 from __future__ import annotations
@@ -29,16 +31,29 @@ STYLE = {
     "image.cmap": "viridis",
 }
 
-COLORS = ["#1b6ca8", "#d1495b", "#edae49", "#00798c", "#66a182", "#8d6cab", "#555555", "#e07a5f"]
+COLORS = ["#1b6ca8", "#d1495b", "#edae49", "#66a182", "#8d6cab", "#00798c", "#555555", "#e07a5f"]
 
 
 def _styled(func):
-    """Draw inside the book's rc settings."""
+    """Draw with the book's rc settings and hand back a closed figure.
+
+    Only the keys of STYLE are restored afterwards: ``plt.rc_context`` would also
+    restore ``interactive``, which the notebook backend switches on when it draws
+    its first figure. The figure is closed in pyplot, so a notebook shows it
+    exactly once, as the value of the cell, and never again at the end of the
+    cell; ``fig.savefig`` still works.
+    """
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        with plt.rc_context(STYLE):
-            return func(*args, **kwargs)
+        saved = {key: plt.rcParams[key] for key in STYLE}
+        plt.rcParams.update(STYLE)
+        try:
+            fig = func(*args, **kwargs)
+        finally:
+            plt.rcParams.update(saved)
+        plt.close(fig)
+        return fig
 
     return wrapper
 
@@ -154,7 +169,7 @@ def plot_loss_curves(curves: dict, *, xlabel: str = "epoch", ylabel: str = "trai
     -------
     matplotlib.figure.Figure
     """
-    fig, axes = _subplots(1, 1, width=5.2, height=3.2, constrained_layout=True)
+    fig, axes = _subplots(1, 1, width=6.0, height=3.2, constrained_layout=True)
     ax = axes[0, 0]
     for j, (label, y) in enumerate(curves.items()):
         y = np.asarray(y, dtype=float)
@@ -174,8 +189,8 @@ def plot_loss_curves(curves: dict, *, xlabel: str = "epoch", ylabel: str = "trai
 
 
 @_styled
-def plot_loss_along_line(ts, losses: dict, *, xlabel: str = "position t on the line", title: str | None = None,
-                         chords: bool = True):
+def plot_loss_along_line(ts, losses: dict, *, xlabel: str = "position t on the line", ylabel: str = "training MSE",
+                         title: str | None = None, chords: bool = True):
     """The loss along lines in parameter space, with the chords convexity would require.
 
     Parameters
@@ -203,10 +218,10 @@ def plot_loss_along_line(ts, losses: dict, *, xlabel: str = "position t on the l
             ax.plot([ts[i0], ts[i1]], [y[i0], y[i1]], color=color, ls=":", lw=1)
             ax.plot([ts[i0], ts[i1]], [y[i0], y[i1]], "o", color=color, ms=4)
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("training MSE")
+    ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
-    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
+    ax.legend(loc="upper center", fontsize=8)
     return fig
 
 
@@ -235,5 +250,5 @@ def plot_errorbars(x, means: dict, errors: dict | None = None, *, xlabel: str = 
     ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
-    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
+    ax.legend(loc="best", fontsize=8)
     return fig

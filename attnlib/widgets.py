@@ -9,8 +9,8 @@ imported here, not by ``import attnlib``.
 from __future__ import annotations
 
 import ipywidgets as widgets
-import matplotlib.pyplot as plt
 import numpy as np
+from IPython.display import display
 
 from . import viz
 from ._validation import check_choice, check_sequences
@@ -20,9 +20,10 @@ from .landscape import loss_along_line, partners
 
 
 def _interactive(draw, **controls):
+    """An ``ipywidgets.interactive`` that displays the figure ``draw(**values)`` returns."""
+
     def show(**values):
-        draw(**values)
-        plt.show()
+        display(draw(**values))
 
     return widgets.interactive(show, **controls)
 
@@ -51,7 +52,7 @@ def attention_explorer(X, heads: Heads, *, kind: str = "softmax", causal: bool =
 
     def draw(log10_c, kind, causal, example):
         c = 10.0**log10_c
-        viz.plot_attention_maps(X3[example], Heads(c * heads.Theta, heads.W), kind=kind, causal=causal)
+        return viz.plot_attention_maps(X3[example], Heads(c * heads.Theta, heads.W), kind=kind, causal=causal)
 
     return _interactive(
         draw,
@@ -94,7 +95,7 @@ def loss_landscape_explorer(X, Y, teacher: Heads, *, kind: str = "softmax", caus
     def draw(partner, reach, examples):
         ts = np.linspace(-reach, 1.0 + reach, 121)
         losses = loss_along_line(X3[:examples], Y[:examples], teacher, ends[partner], ts, kind=kind, causal=causal)
-        viz.plot_loss_along_line(ts, {partner: losses}, title=f"{kind} attention, N = {examples}")
+        return viz.plot_loss_along_line(ts, {partner: losses}, title=f"{kind} attention, N = {examples}")
 
     N = X3.shape[0]
     return _interactive(
