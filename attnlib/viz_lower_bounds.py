@@ -51,7 +51,7 @@ def plot_fourier_spectrum(spectrum: FourierSpectrum, *, threshold: float = 1e-12
     ax.set_xticks(degrees)
     ax.set_xlabel("degree |T|")
     ax.set_ylabel(r"largest $|\hat f(T)|$")
-    ax.legend(loc="upper left")
+    ax.legend(loc="upper right", title="zero below", fontsize=8, title_fontsize=8)
     ax = axes[0, 1]
     tail = np.array([spectrum.truncation_error(D) for D in degrees])
     ax.step(degrees, tail, where="mid", color=COLORS[3])
