@@ -1,0 +1,102 @@
+"""The machinery shared by every check: run a learner's function on cases, compare, explain."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+class CheckFailure(AssertionError):
+    """A learner's function disagreed with the reference on some input."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One input to a learner's function and the reference output.
+
+    ``expected`` is an array, or a tuple of arrays when the function returns
+    several; ``names`` labels those outputs in messages.
+    """
+
+    name: str
+    args: tuple
+    expected: object
+    names: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+
+
+def describe(args: Sequence, names: Sequence[str]) -> str:
+    """``"X of shape (2, 3, 4), Theta of shape (1, 4, 4)"``: what the learner received."""
+    parts = []
+    for name, value in zip(names, args, strict=False):
+        if isinstance(value, np.ndarray):
+            parts.append(f"{name} of shape {value.shape}")
+        else:
+            parts.append(f"{name}={value!r}")
+    return ", ".join(parts)
+
+
+def _compare_one(check: str, case: Case, label: str, got, expected: np.ndarray, rtol: float, atol: float, inputs: str):
+    where = f"{check}: on case '{case.name}' ({inputs})"
+    try:
+        got = np.asarray(got, dtype=float)
+    except (TypeError, ValueError):
+        raise CheckFailure(f"{where}, {label} is a {type(got).__name__}, not an array of numbers") from None
+    if got.shape != expected.shape:
+        hint = ""
+        if got.shape == expected.shape[::-1]:
+            hint = " Is it transposed?"
+        elif got.size == expected.size:
+            hint = " Same number of entries: check the order of your axes."
+        raise CheckFailure(f"{where}, {label} has shape {got.shape}; expected shape {expected.shape}.{hint}")
+    finite = np.isfinite(expected)
+    bad = finite & ~np.isfinite(got)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise CheckFailure(
+            f"{where}, {label} has {got[idx]} at index {idx}; expected {expected[idx]:.6g}. "
+            "Look for overflow in exp or a division by zero."
+        )
+    err = np.abs(got - expected)
+    tol = atol + rtol * np.abs(expected)
+    wrong = err > tol
+    if wrong.any():
+        idx = tuple(int(i) for i in np.unravel_index(np.argmax(err - tol), err.shape))
+        share = f"{int(wrong.sum())} of {wrong.size} entries differ"
+        raise CheckFailure(
+            f"{where}, {label} at index {idx} is {got[idx]:.6g}; expected {expected[idx]:.6g} ({share})."
+        )
+
+
+def run_check(check: str, fn: Callable, cases: Sequence[Case], arg_names: Sequence[str], *,
+              rtol: float = 1e-7, atol: float = 1e-9) -> None:
+    """Run ``fn`` on every case; print one line if all agree, else raise :class:`CheckFailure`."""
+    if not callable(fn):
+        raise TypeError(f"{check} takes your function; received {type(fn).__name__}")
+    for case in cases:
+        inputs = describe(case.args, arg_names)
+        args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in case.args)
+        try:
+            with np.errstate(all="ignore"):
+                got = fn(*args, **case.kwargs)
+        except Exception as err:  # the learner's code failed: say where, keep their traceback short
+            raise CheckFailure(
+                f"{check}: your function raised {type(err).__name__}: {err} on case '{case.name}' ({inputs})"
+            ) from None
+        for a, b, name in zip(args, case.args, arg_names, strict=True):
+            if isinstance(b, np.ndarray) and not np.array_equal(a, b, equal_nan=True):
+                raise CheckFailure(f"{check}: on case '{case.name}', your function changed its input {name} in place")
+        if isinstance(case.expected, tuple):
+            if not isinstance(got, (tuple, list)) or len(got) != len(case.expected):
+                raise CheckFailure(
+                    f"{check}: on case '{case.name}' ({inputs}), expected {len(case.expected)} outputs "
+                    f"({', '.join(case.names)}); received {type(got).__name__}"
+                    + (f" of length {len(got)}" if isinstance(got, (tuple, list)) else "")
+                )
+            for g, e, name in zip(got, case.expected, case.names, strict=True):
+                _compare_one(check, case, name, g, e, rtol, atol, inputs)
+        else:
+            _compare_one(check, case, "the output", got, case.expected, rtol, atol, inputs)
+    print(f"{check}: all {len(cases)} cases passed.")

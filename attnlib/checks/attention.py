@@ -1,0 +1,79 @@
+"""Checks for the coding exercises on the definitions of attention (chapter 1)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..attention import attention, softmax
+from ..heads import Heads
+from ._core import Case, run_check
+
+
+def _rng():
+    return np.random.default_rng(20260101)
+
+
+def check_softmax(fn) -> None:
+    """Check a softmax over the last axis: ``fn(S)`` must equal ``attnlib.softmax(S)``.
+
+    Cases include a single row, batches, equal logits, logits of size 1e4, a
+    large common shift, and masked (-inf) entries.
+
+    Examples
+    --------
+    >>> check_softmax(softmax)
+    check_softmax: all 7 cases passed.
+    """
+    rng = _rng()
+    inputs = {
+        "one row of logits": rng.normal(size=5),
+        "a batch of rows": rng.normal(size=(3, 6)),
+        "a 3-D array (softmax over the last axis)": rng.normal(size=(2, 3, 4)),
+        "equal logits": np.zeros((2, 4)),
+        "logits as large as 1e4": np.array([[1e4, 0.0, -1e4, 5e3], [-1e4, -1e4, -1e4, -1e4]]),
+        "every logit shifted by 1000": rng.normal(size=(2, 5)) + 1000.0,
+        "masked entries (-inf)": np.array([[0.0, -np.inf, 1.0], [-np.inf, 2.0, -np.inf]]),
+    }
+    cases = [Case(name, (S,), softmax(S)) for name, S in inputs.items()]
+    run_check("check_softmax", fn, cases, ["S"], rtol=1e-9, atol=1e-12)
+
+
+def check_attention_head(fn) -> None:
+    """Check one softmax head on one sequence: ``fn(X, Theta, W)`` with X (n, d), Theta and W (d, d).
+
+    Examples
+    --------
+    >>> check_attention_head(lambda X, Theta, W: attention(X, Heads(Theta, W)))
+    check_attention_head: all 5 cases passed.
+    """
+    rng = _rng()
+    specs = [("Gaussian tokens, n=5, d=3", rng.normal(size=(5, 3)), 1.0),
+             ("Boolean tokens, n=4, d=4", rng.choice([-1.0, 1.0], size=(4, 4)), 1.0),
+             ("more dimensions than tokens, n=2, d=6", rng.normal(size=(2, 6)), 1.0),
+             ("one token", rng.normal(size=(1, 3)), 1.0),
+             ("sharp attention (large Theta)", rng.choice([-1.0, 1.0], size=(4, 3)), 30.0)]
+    cases = []
+    for name, X, scale in specs:
+        d = X.shape[1]
+        Theta, W = scale * rng.normal(size=(d, d)) / d, rng.normal(size=(d, d))
+        cases.append(Case(name, (X, Theta, W), attention(X, Heads(Theta, W))))
+    run_check("check_attention_head", fn, cases, ["X", "Theta", "W"], rtol=1e-8, atol=1e-10)
+
+
+def check_linear_attention(fn) -> None:
+    """Check multi-head linear attention on a batch: ``fn(X, Theta, W)`` with X (N, n, d), Theta and W (m, d, d).
+
+    Examples
+    --------
+    >>> check_linear_attention(lambda X, Theta, W: attention(X, Heads(Theta, W), kind="linear"))
+    check_linear_attention: all 5 cases passed.
+    """
+    rng = _rng()
+    specs = [("one head, N=3, n=4, d=3", 3, 4, 3, 1), ("three heads, N=2, n=5, d=4", 2, 5, 4, 3),
+             ("one token per sequence", 2, 1, 3, 2), ("d=1", 4, 3, 1, 2), ("d=2, n=7, four heads", 2, 7, 2, 4)]
+    cases = []
+    for name, N, n, d, m in specs:
+        X = rng.normal(size=(N, n, d))
+        Theta, W = rng.normal(size=(m, d, d)), rng.normal(size=(m, d, d))
+        cases.append(Case(name, (X, Theta, W), attention(X, Heads(Theta, W), kind="linear")))
+    run_check("check_linear_attention", fn, cases, ["X", "Theta", "W"], rtol=1e-8, atol=1e-9)
