@@ -49,8 +49,8 @@ __all__ = [
     "train",
 ]
 
-_LAZY_SUBMODULES = ("checks", "viz", "widgets", "boolean_fourier", "lower_bounds", "viz_lower_bounds",
-                    "widgets_lower_bounds")
+_LAZY_SUBMODULES = ("checks", "viz", "widgets", "rkhs", "viz_rkhs", "widgets_rkhs", "experiments_linear", "tasks",
+                    "boolean_fourier", "lower_bounds", "viz_lower_bounds", "widgets_lower_bounds")
 
 
 def __getattr__(name):
