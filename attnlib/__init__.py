@@ -50,7 +50,7 @@ __all__ = [
 ]
 
 _LAZY_SUBMODULES = ("checks", "viz", "widgets", "rkhs", "viz_rkhs", "widgets_rkhs", "experiments_linear", "tasks",
-                    "boolean_fourier", "lower_bounds", "viz_lower_bounds", "widgets_lower_bounds")
+                    "boolean_fourier", "parities", "lower_bounds", "viz_lower_bounds", "widgets_lower_bounds")
 
 
 def __getattr__(name):

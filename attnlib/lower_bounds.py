@@ -21,7 +21,8 @@ a linear term plus two parities of degree 2s + 1 (row 2 is the mirror image;
 every other output entry is 0). This module builds the family, does the
 statistical-query count and runs the gradient baseline on it. The exact Fourier
 spectra and the low-degree regression baseline live in
-:mod:`attnlib.boolean_fourier` and are re-exported here.
+:mod:`attnlib.boolean_fourier`, the parity learners in :mod:`attnlib.parities`;
+both are re-exported here.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from .boolean_fourier import (
 )
 from .heads import Heads
 from .inputs import boolean_inputs
+from .parities import parity_by_elimination, parity_by_enumeration
 from .training import train
 
 __all__ = [
@@ -143,7 +145,7 @@ def parity_coefficients(s: int, *, betas=None) -> np.ndarray:
     Warns
     -----
     RuntimeWarning
-        If the system is ill-conditioned (``cond * eps > 1e-8``, from s = 9 with
+        If the system is ill-conditioned (``cond * eps > 1e-8``, from s = 10 with
         the default spacing): c, and the parity built from it, are then
         accurate to fewer than eight digits.
 
@@ -152,7 +154,7 @@ def parity_coefficients(s: int, *, betas=None) -> np.ndarray:
     The matrix ``M[j, i] = sigmoid(2 beta_i j)`` is solved by LU
     (``np.linalg.solve``) with one step of iterative refinement. The weights
     grow exponentially in s: with the default spacing ``sum |c_i|`` is about
-    10, 26, 142, 661, 3.6e3, 2.4e4 for s = 1..6 (roughly a factor 5 per step).
+    10, 28, 155, 711, 3.4e3, 1.8e4 for s = 1..6 (roughly a factor 5 per step).
     A sum of s + 1 sigmoids must change sign s times on s + 1 points spaced
     one apart, and only large cancelling weights can do that.
 
@@ -459,106 +461,6 @@ def decode_parity_examples(X, y, *, readout: int):
     Z = np.delete(X3[keep, 0] * X3[keep, 1], readout, axis=1)  # (M, d - 1)
     chi = np.where((y[keep] - 2.0 * x2[keep]) / (x1[keep] - x2[keep]) >= 0, 1.0, -1.0)
     return Z, chi
-
-
-def parity_by_elimination(Z, chi):
-    """Find S with ``chi_S(z) = chi`` on every example by Gaussian elimination over GF(2).
-
-    Parameters
-    ----------
-    Z : array_like of shape (M, K)
-        Sign vectors.
-    chi : array_like of shape (M,)
-        Their labels, +-1.
-
-    Returns
-    -------
-    tuple of int or None
-        A set S consistent with every example (the smallest-index solution if
-        several are), or None if no parity fits all the examples.
-
-    Notes
-    -----
-    With bits ``a = (1 - z) / 2`` and ``b = (1 - chi) / 2``, ``chi_S(z) = chi``
-    reads ``sum_{j in S} a_j = b (mod 2)``: a linear system over GF(2), solved
-    in O(M K^2) bit operations. This is not a statistical-query algorithm;
-    it needs exact labels, and one flipped label makes the system inconsistent.
-
-    Examples
-    --------
-    >>> Z = boolean_inputs(30, 1, 6, rng=0)[:, 0]
-    >>> parity_by_elimination(Z, Z[:, 1] * Z[:, 4])
-    (1, 4)
-    """
-    Z = as_float_array("Z", Z)
-    chi = as_float_array("chi", chi)
-    if Z.ndim != 2 or chi.shape != (Z.shape[0],):
-        raise ValueError(f"Z must have shape (M, K) and chi shape (M,); received {Z.shape} and {chi.shape}")
-    A = np.concatenate([(Z < 0), (chi < 0)[:, None]], axis=1).astype(np.uint8)  # (M, K + 1) augmented bits
-    M, K = Z.shape
-    pivots, row = [], 0
-    for col in range(K):
-        hits = np.flatnonzero(A[row:, col]) + row
-        if hits.size == 0:
-            continue
-        A[[row, hits[0]]] = A[[hits[0], row]]
-        others = np.flatnonzero(A[:, col])
-        others = others[others != row]
-        A[others] ^= A[row]
-        pivots.append(col)
-        row += 1
-        if row == M:
-            break
-    if A[row:, K].any():
-        return None  # a row 0 = 1: no parity fits every example
-    solution = np.zeros(K, dtype=np.uint8)
-    for r, col in enumerate(pivots):
-        solution[col] = A[r, K]
-    return tuple(int(j) for j in np.flatnonzero(solution))
-
-
-def parity_by_enumeration(Z, chi, s: int):
-    """The s-subset S whose parity agrees with the most labels, by trying all C(K, s) of them.
-
-    Parameters
-    ----------
-    Z : array_like of shape (M, K)
-    chi : array_like of shape (M,)
-    s : int
-
-    Returns
-    -------
-    support : tuple of int
-    agreement : float
-        Fraction of examples with ``chi_S(z) = chi``.
-
-    Notes
-    -----
-    Tolerates label noise below 1/2 given enough examples, at a cost of
-    ``C(K, s) M`` operations: ``K^s`` up to a constant, the time the
-    statistical-query bound says cannot be beaten by statistical algorithms.
-
-    Examples
-    --------
-    >>> Z = boolean_inputs(200, 1, 8, rng=0)[:, 0]
-    >>> chi = Z[:, 2] * Z[:, 5] * np.where(np.arange(200) % 10 == 0, -1, 1)  # 10% of labels flipped
-    >>> parity_by_enumeration(Z, chi, 2)
-    ((2, 5), 0.9)
-    """
-    from itertools import combinations
-
-    Z = as_float_array("Z", Z)
-    chi = as_float_array("chi", chi)
-    s = _check_s(s)
-    if Z.ndim != 2 or chi.shape != (Z.shape[0],) or s > Z.shape[1]:
-        raise ValueError(f"Z must have shape (M, K) with K >= s={s} and chi shape (M,); "
-                         f"received {Z.shape} and {chi.shape}")
-    best, best_agree = None, -1.0
-    for S in combinations(range(Z.shape[1]), s):
-        agree = float(np.mean(np.prod(Z[:, list(S)], axis=1) == chi))
-        if agree > best_agree:
-            best, best_agree = S, agree
-    return tuple(int(j) for j in best), best_agree
 
 
 # --- the gradient baseline on the family -------------------------------------------------------

@@ -16,8 +16,6 @@ from attnlib.lower_bounds import (
     gd_experiment,
     low_degree_regression,
     parity_betas,
-    parity_by_elimination,
-    parity_by_enumeration,
     parity_coefficients,
     parity_heads,
     parity_instance,
@@ -148,27 +146,6 @@ def test_decoded_examples_are_parity_examples():
     np.testing.assert_array_equal(chi, expected)
 
 
-def test_elimination_recovers_the_hidden_set_and_rejects_noise():
-    rng = np.random.default_rng(10)
-    for trial in range(5):
-        K, S = 12, tuple(sorted(rng.choice(12, size=3, replace=False).tolist()))
-        Z = rng.choice([-1.0, 1.0], size=(40, K))
-        chi = np.prod(Z[:, list(S)], axis=1)
-        assert parity_by_elimination(Z, chi) == S
-        noisy = chi.copy()
-        noisy[trial] *= -1
-        assert parity_by_elimination(Z, noisy) is None  # 40 equations, 12 unknowns: one flip is inconsistent
-
-
-def test_enumeration_matches_brute_force_agreement():
-    rng = np.random.default_rng(11)
-    Z = rng.choice([-1.0, 1.0], size=(120, 6))
-    chi = Z[:, 0] * Z[:, 3] * np.where(rng.random(120) < 0.15, -1, 1)
-    S, agree = parity_by_enumeration(Z, chi, 2)
-    scores = {T: np.mean(np.prod(Z[:, list(T)], axis=1) == chi) for T in itertools.combinations(range(6), 2)}
-    assert agree == max(scores.values()) and S == (0, 3)
-
-
 # --- property ------------------------------------------------------------------------------------
 
 
@@ -239,10 +216,6 @@ def test_errors():
         parity_instance(4, 1, rng=0).formula(boolean_inputs(3, 3, 4, rng=0))
     with pytest.raises(ValueError, match="readout must be a coordinate"):
         decode_parity_examples(boolean_inputs(3, 2, 4, rng=0), np.zeros(3), readout=4)
-    with pytest.raises(ValueError, match=r"Z must have shape \(M, K\)"):
-        parity_by_elimination(np.ones((3, 2)), np.ones(4))
-    with pytest.raises(ValueError, match="K >= s=3"):
-        parity_by_enumeration(np.ones((3, 2)), np.ones(3), 3)
     with pytest.raises(ValueError, match=r"tolerance must be in \(0, 1\]"):
         sq_query_lower_bound(10, 2, 1.5)
     with pytest.raises(ValueError, match="all 2\\*\\*\\(2\\*d\\)"):
