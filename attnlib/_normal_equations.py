@@ -94,8 +94,9 @@ def solve_memory(d: int, d_out: int) -> int:
     """Bytes the normal equations and their solution need, whatever N is."""
     psi = n_features(d)
     P = d * (d + 1) // 2
-    # Lambda, its equilibrated factor, the distinct-entry GEMM result, the chunk buffers
-    return 8 * (3 * psi * psi + (P * (P + 1) // 2) * (d * (d + 1) // 2) + 2 * _CHUNK_FLOATS + 4 * psi * d_out)
+    # Lambda, its equilibrated factor, the distinct-entry GEMM result, the chunk buffers; the gather index
+    floats = 3 * psi * psi + (P * (P + 1) // 2) * (d * (d + 1) // 2) + 2 * _CHUNK_FLOATS + 4 * psi * d_out
+    return 8 * floats + 4 * psi * psi
 
 
 # --- data: sequences to factor chunks -----------------------------------------
@@ -270,17 +271,29 @@ def gram_width(d: int) -> int:
 # --- normal equations ---------------------------------------------------------
 
 
-def gram_from_factors(C: np.ndarray, P: int, d: int) -> np.ndarray:
-    """Assemble the (psi, psi) matrix from its distinct entries C[pq, lm]."""
+@functools.lru_cache(maxsize=4)
+def _gram_index(P: int, d: int) -> np.ndarray:
+    """Where each entry of the (P d, P d) matrix sits in C (P(P+1)/2, d(d+1)/2), flattened in Fortran order."""
     _, _, PQ = _sym_table(P)
     _, _, LM = _sym_table(d)
-    Cx = np.take(C, LM.ravel(), axis=1)  # (P(P+1)/2, d * d): expand the (l, m) symmetry
-    L4 = np.take(Cx, PQ.ravel(), axis=0).reshape(P, P, d, d)  # then the (p, q) symmetry
-    return np.ascontiguousarray(L4.transpose(0, 2, 1, 3)).reshape(P * d, P * d)  # rows (p, l), columns (q, m)
+    P2 = P * (P + 1) // 2
+    dtype = np.int32 if P2 * d * (d + 1) // 2 < 2**31 else np.int64
+    idx = PQ.astype(dtype)[:, None, :, None] + P2 * LM.astype(dtype)[None, :, None, :]  # (P, d, P, d)
+    return idx.reshape(P * d, P * d)
+
+
+def gram_from_factors(C: np.ndarray, P: int, d: int) -> np.ndarray:
+    """Assemble the (psi, psi) matrix from its distinct entries C[pq, lm] with one gather."""
+    return np.take(np.ravel(C, order="F"), _gram_index(P, d))
 
 
 def normal_equations(seqs: Sequences, mode: str, targets: list | None = None):
-    """Stream the data once: ``Phi^T Phi``, ``Phi^T Y``, ``sum ||y||^2`` and the row count."""
+    """Stream the data once: ``Phi^T Phi``, ``Phi^T Y``, ``sum ||y||^2`` and the row count.
+
+    Every chunk of rows costs two BLAS calls: ``Phi^T Y`` for the whole chunk,
+    and the distinct entries of ``Phi^T Phi`` in sub-chunks small enough for the
+    products ``vech(g g^T)`` to stay in cache.
+    """
     from scipy.linalg import blas
 
     d = seqs.d
@@ -294,19 +307,23 @@ def normal_equations(seqs: Sequences, mode: str, targets: list | None = None):
     yy = 0.0
     rows = 0
     starts = np.concatenate([[0], np.cumsum(P - np.arange(P))])  # offsets of the rows p of vech(g g^T)
-    for b, sl, g, x in factor_chunks(seqs, mode, P2):
+    inner = max(1, _CHUNK_FLOATS // P2)
+    buffer = np.empty(P2 * inner)  # reused for every sub-chunk: vech(g g^T), transposed
+    for b, sl, g, x in factor_chunks(seqs, mode, P + d + d * d_out):
         gT = np.ascontiguousarray(g.T)  # (P, r)
-        aT = np.empty((P2, g.shape[0]))  # vech(g g^T) for each row, transposed
-        for p in range(P):
-            np.multiply(gT[p], gT[p:], out=aT[starts[p] : starts[p + 1]])
-        bx = x[:, Il] * x[:, Im]  # (r, d(d+1)/2)
-        # C += aT @ bx; the transposes are Fortran-ordered views, so nothing is copied
-        C = blas.dgemm(1.0, aT.T, bx.T, beta=1.0, c=C, trans_a=1, trans_b=1, overwrite_c=1)
         rows += g.shape[0]
         if targets is not None:
             y = targets[b][sl]
             B += gT @ (x[:, :, None] * y[:, None, :]).reshape(x.shape[0], -1)
             yy += float(np.sum(y * y))
+        for lo in range(0, g.shape[0], inner):
+            hi = min(lo + inner, g.shape[0])
+            aT = buffer[: P2 * (hi - lo)].reshape(P2, hi - lo)
+            for p in range(P):
+                np.multiply(gT[p, lo:hi], gT[p:, lo:hi], out=aT[starts[p] : starts[p + 1]])
+            bx = x[lo:hi, Il] * x[lo:hi, Im]  # (r, d(d+1)/2)
+            # C += aT @ bx; the transposes are Fortran-ordered views, so nothing is copied
+            C = blas.dgemm(1.0, aT.T, bx.T, beta=1.0, c=C, trans_a=1, trans_b=1, overwrite_c=1)
     A = gram_from_factors(C, P, d)
     return A, B.reshape(P * d, d_out), yy, rows
 

@@ -67,12 +67,12 @@ class HeadsRace:
 
     Attributes
     ----------
-    curves : dict of str -> ndarray of shape (epochs + 1,)
-        Validation MSE per epoch, by head count.
+    curves : dict of str -> ndarray of shape (seeds, epochs + 1)
+        Validation MSE per epoch, by head count, one row per random initialisation.
     regression : float
         Validation MSE of :func:`attnlib.rkhs.fit_linear_attention` on the same data.
     seconds : dict of str -> float
-        Wall-clock time of each run, the regression included.
+        Wall-clock time of each run (summed over seeds), the regression included.
     """
 
     curves: dict
@@ -83,8 +83,8 @@ class HeadsRace:
         return f"HeadsRace(runs={list(self.curves)}, regression={self.regression:.2g})"
 
 
-def heads_vs_regression(d: int, *, N: int, n: int, heads=(1, 2, 4, 8), epochs: int = 100, lr: float = 1e-2,
-                        batch_size: int = 64, n_val: int = 256, rng=None) -> HeadsRace:
+def heads_vs_regression(d: int, *, N: int, n: int, heads=(1, 2, 4, 8), seeds: int = 1, epochs: int = 100,
+                        lr: float = 1e-2, batch_size: int = 64, n_val: int = 256, rng=None) -> HeadsRace:
     """Train causal linear attention with each head count by Adam, and fit it by regression.
 
     The setting of the paper's §4.1 at reduced scale: a random one-head
@@ -97,6 +97,8 @@ def heads_vs_regression(d: int, *, N: int, n: int, heads=(1, 2, 4, 8), epochs: i
         Token dimension, training sequences, tokens per sequence.
     heads : tuple of int
         Head counts of the students.
+    seeds : int
+        Random initialisations (and minibatch orders) per head count, on the same data.
     epochs, lr, batch_size
         Adam settings (:func:`attnlib.train`, cosine schedule).
     n_val : int
@@ -121,10 +123,10 @@ def heads_vs_regression(d: int, *, N: int, n: int, heads=(1, 2, 4, 8), epochs: i
     curves = {}
     for m, stream in zip(heads, rng.spawn(len(heads)), strict=True):
         label = f"{m} head" + ("s" if m > 1 else "")
-        run = train(X, Y, m, kind="linear", causal=True, epochs=epochs, lr=lr, batch_size=batch_size,
-                    schedule="cosine", X_val=X_val, Y_val=Y_val, rng=stream)
-        curves[label] = run.val_loss
-        seconds[label] = run.seconds
+        runs = [train(X, Y, m, kind="linear", causal=True, epochs=epochs, lr=lr, batch_size=batch_size,
+                      schedule="cosine", X_val=X_val, Y_val=Y_val, rng=seed) for seed in stream.spawn(seeds)]
+        curves[label] = np.array([run.val_loss for run in runs])
+        seconds[label] = sum(run.seconds for run in runs)
     return HeadsRace(curves, regression, seconds)
 
 

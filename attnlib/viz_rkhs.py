@@ -74,19 +74,26 @@ def plot_heads_vs_regression(panels: dict, *, ylabel: str = "validation MSE"):
     Parameters
     ----------
     panels : dict of str -> (dict of str -> array_like, float)
-        Panel title -> (curves by label, each a loss per epoch; the regression's loss).
+        Panel title -> (curves by label, the regression's loss). A curve is a
+        loss per epoch, shape (epochs + 1,), or one row per seed, shape
+        (seeds, epochs + 1).
 
     Returns
     -------
     matplotlib.figure.Figure
-        Log-scale loss by epoch; the regression is a dashed horizontal line
-        (it needs no epochs).
+        Log-scale loss by epoch: the median over seeds, with the range over
+        seeds shaded; the regression is a dashed horizontal line (it needs no
+        epochs).
     """
     fig, axes = _subplots(1, len(panels), width=4.0, height=3.2, constrained_layout=True)
     for ax, (title, (curves, regression)) in zip(axes[0], panels.items(), strict=True):
         for j, (label, y) in enumerate(curves.items()):
-            y = np.asarray(y, dtype=float)
-            ax.plot(np.arange(len(y)), y, color=COLORS[j % len(COLORS)], label=label)
+            y = np.atleast_2d(np.asarray(y, dtype=float))
+            epochs = np.arange(y.shape[1])
+            color = COLORS[j % len(COLORS)]
+            ax.plot(epochs, np.median(y, axis=0), color=color, label=label)
+            if y.shape[0] > 1:
+                ax.fill_between(epochs, y.min(axis=0), y.max(axis=0), color=color, alpha=0.2, lw=0)
         ax.axhline(max(regression, 1e-32), color="black", ls="--", lw=1.2, label="regression")
         ax.set_yscale("log")
         ax.set_xlabel("epoch")

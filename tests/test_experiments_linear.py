@@ -16,10 +16,11 @@ def test_learning_curve_is_exact_from_psi_examples_without_noise():
 
 
 def test_heads_vs_regression_records_every_run():
-    race = heads_vs_regression(2, N=64, n=4, heads=(1, 4), epochs=5, rng=0)
+    race = heads_vs_regression(2, N=64, n=4, heads=(1, 4), seeds=2, epochs=5, rng=0)
     assert isinstance(race, HeadsRace)
-    assert list(race.curves) == ["1 head", "4 heads"] and race.curves["1 head"].shape == (6,)
-    assert race.regression < 1e-20 < min(c[-1] for c in race.curves.values())
+    assert list(race.curves) == ["1 head", "4 heads"] and race.curves["1 head"].shape == (2, 6)
+    assert not np.array_equal(*race.curves["4 heads"])  # two different initialisations
+    assert race.regression < 1e-20 < min(c[:, -1].min() for c in race.curves.values())
     assert set(race.seconds) == {"regression", "1 head", "4 heads"}
 
 

@@ -30,11 +30,12 @@ def test_head_spectrum_plots_relative_singular_values_and_counts_heads():
 
 
 def test_heads_vs_regression_draws_one_panel_per_setting():
-    panels = {"d = 2": ({"1 head": [1.0, 0.1], "4 heads": [1.0, 1e-3]}, 1e-30),
+    panels = {"d = 2": ({"1 head": [1.0, 0.1], "4 heads": [[1.0, 1e-3], [3.0, 1e-5], [2.0, 1e-4]]}, 1e-30),
               "d = 4": ({"1 head": [2.0, 0.5]}, 1e-28)}
     fig = viz_rkhs.plot_heads_vs_regression(panels)
     assert [ax.get_title() for ax in fig.axes] == ["d = 2", "d = 4"]
-    np.testing.assert_array_equal(fig.axes[0].get_lines()[1].get_ydata(), [1.0, 1e-3])
+    np.testing.assert_array_equal(fig.axes[0].get_lines()[1].get_ydata(), [2.0, 1e-4])  # median over seeds
+    assert len(fig.axes[0].collections) == 1  # the band of the curve with three seeds
     assert fig.axes[1].get_lines()[-1].get_ydata()[0] == 1e-28
 
 
