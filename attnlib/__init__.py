@@ -61,6 +61,12 @@ _LAZY_SUBMODULES = (
     "tasks",
     "viz_tasks",
     "widgets_tasks",
+    # Part IV: lower bounds
+    "boolean_fourier",
+    "parities",
+    "lower_bounds",
+    "viz_lower_bounds",
+    "widgets_lower_bounds",
 )
 
 
