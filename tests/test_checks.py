@@ -11,9 +11,11 @@ from attnlib import Heads, attention, loss_and_gradient
 from attnlib.checks import (
     CheckFailure,
     check_attention_head,
+    check_gradient_descent,
     check_linear_attention,
     check_linear_attention_gradient,
     check_softmax,
+    check_softmax_jacobian,
 )
 
 # --- reference solutions written independently of attnlib ---------------------
@@ -148,3 +150,88 @@ def test_reference_gradient_is_independent_and_correct():
 def test_gradient_check_rejects(wrong, message):
     with pytest.raises(CheckFailure, match=message):
         check_linear_attention_gradient(wrong)
+
+
+# --- the softmax Jacobian ---------------------------------------------------------------
+
+
+def good_jacobian(s):
+    p = good_softmax(s)
+    return np.diag(p) - np.outer(p, p)
+
+
+def test_softmax_jacobian_reference_matches_finite_differences(capsys):
+    s, h = np.array([0.3, -1.2, 2.0, 0.0]), 1e-6
+    J = np.array([(good_softmax(s + h * e) - good_softmax(s - h * e)) / (2 * h) for e in np.eye(4)]).T
+    np.testing.assert_allclose(good_jacobian(s), J, atol=1e-9)
+    check_softmax_jacobian(good_jacobian)
+    assert capsys.readouterr().out == "check_softmax_jacobian: all 5 cases passed.\n"
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (lambda s: np.diag(good_softmax(s)), r"'five random logits'.*the output at index"),               # no -p p^T
+    (lambda s: np.diag(good_softmax(s) * (1 - good_softmax(s))), r"'five random logits'"),            # diagonal only
+    (lambda s: np.outer(good_softmax(s), good_softmax(s)) - np.diag(good_softmax(s)), r"'five random logits'"),  # sign
+    (lambda s: np.diag(s) - np.outer(s, s), r"'five random logits'"),                                 # s, not p
+    (lambda s: good_jacobian(s)[:, :-1], r"has shape \(5, 4\); expected shape \(5, 5\)"),
+])
+def test_softmax_jacobian_check_rejects(wrong, message):
+    with pytest.raises(CheckFailure, match=r"check_softmax_jacobian: .*" + message):
+        check_softmax_jacobian(wrong)
+
+
+def test_softmax_jacobian_check_needs_stability():
+    def naive(s):
+        e = np.exp(s)
+        p = e / e.sum()
+        return np.diag(p) - np.outer(p, p)
+
+    with pytest.raises(CheckFailure, match=r"'logits of size 1e3'.*nan.*overflow"):
+        check_softmax_jacobian(naive)
+
+
+# --- plain gradient descent ------------------------------------------------------------------
+
+
+def good_descent(X, Y, Theta, W, step, steps):
+    for _ in range(steps):
+        dTheta, dW = good_gradient(X, Y, Theta, W)
+        Theta, W = Theta - step * dTheta, W - step * dW
+    return Theta, W
+
+
+def test_gradient_descent_reference_passes(capsys):
+    check_gradient_descent(good_descent)
+    assert capsys.readouterr().out == "check_gradient_descent: all 4 cases passed.\n"
+
+
+def sequential(X, Y, Theta, W, step, steps):
+    for _ in range(steps):
+        Theta = Theta - step * good_gradient(X, Y, Theta, W)[0]
+        W = W - step * good_gradient(X, Y, Theta, W)[1]                 # gradient at the *new* Theta
+    return Theta, W
+
+
+def in_place(X, Y, Theta, W, step, steps):
+    for _ in range(steps):
+        dTheta, dW = good_gradient(X, Y, Theta, W)
+        Theta -= step * dTheta
+        W -= step * dW
+    return Theta, W
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (lambda X, Y, Theta, W, step, steps: good_descent(X, Y, Theta, W, -step, steps),
+     r"'one step, one head \(step=0.05, steps=1\)'.*Theta at index"),                                     # ascent
+    (lambda X, Y, Theta, W, step, steps: good_descent(X, Y, Theta, W, step, steps + 1),
+     r"'one step, one head.*Theta at index"),  # one too many
+    (lambda X, Y, Theta, W, step, steps: good_descent(X, Y, Theta, W, step, max(steps - 1, 0)),
+     r"'one step, one head.*Theta at index"),                                                              # one too few
+    (sequential, r"'one step, one head.*W at index"),
+    (in_place, r"changed its input Theta in place"),
+    (lambda X, Y, Theta, W, step, steps: good_descent(X, Y, Theta, W, step, steps)[::-1],
+     r"'one step, one head.*Theta at index|Theta has shape"),                                              # swapped
+])
+def test_gradient_descent_check_rejects(wrong, message):
+    with pytest.raises(CheckFailure, match=r"check_gradient_descent: .*" + message):
+        check_gradient_descent(wrong)

@@ -18,13 +18,42 @@ check_softmax: on case 'logits as large as 1e4' (S of shape (2, 4)), the
 """
 
 from ._core import CheckFailure
-from .attention import check_attention_head, check_linear_attention, check_softmax
-from .training import check_linear_attention_gradient
+from .attention import check_attention_head, check_linear_attention, check_softmax, check_softmax_jacobian
+from .automata import check_accepting_lookup
+from .boolean_fourier import check_walsh_hadamard, check_weight_by_degree
+from .lower_bounds import check_parity_coefficients, check_parity_learner
+from .rkhs import (
+    check_cubic_features,
+    check_fit_coefficients,
+    check_heads_from_coef,
+    check_kernel,
+    check_parameter_map,
+    check_second_moment,
+)
+from .training import check_gradient_descent, check_linear_attention_gradient
 
 __all__ = [
     "CheckFailure",
+    # attention (chapter 1-2)
+    "check_softmax",
+    "check_softmax_jacobian",
     "check_attention_head",
     "check_linear_attention",
+    # training (chapter 2)
     "check_linear_attention_gradient",
-    "check_softmax",
+    "check_gradient_descent",
+    # rkhs: features, kernel, coefficients, regression, certificate (chapters 3-5)
+    "check_cubic_features",
+    "check_kernel",
+    "check_parameter_map",
+    "check_heads_from_coef",
+    "check_fit_coefficients",
+    "check_second_moment",
+    # automata (chapter 6)
+    "check_accepting_lookup",
+    # lower bounds and Fourier analysis (chapters 10-11)
+    "check_parity_coefficients",
+    "check_parity_learner",
+    "check_walsh_hadamard",
+    "check_weight_by_degree",
 ]

@@ -17,7 +17,9 @@ class Case:
     """One input to a learner's function and the reference output.
 
     ``expected`` is an array, or a tuple of arrays when the function returns
-    several; ``names`` labels those outputs in messages.
+    several; ``names`` labels those outputs in messages. ``extra`` holds what
+    a check's ``convert`` needs and the learner's function does not see (for
+    example held-out inputs).
     """
 
     name: str
@@ -25,6 +27,7 @@ class Case:
     expected: object
     names: tuple = ()
     kwargs: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)
 
 
 def describe(args: Sequence, names: Sequence[str]) -> str:
@@ -38,7 +41,8 @@ def describe(args: Sequence, names: Sequence[str]) -> str:
     return ", ".join(parts)
 
 
-def _compare_one(check: str, case: Case, label: str, got, expected: np.ndarray, rtol: float, atol: float, inputs: str):
+def _compare_one(check: str, case: Case, label: str, got, expected: np.ndarray, rtol: float, atol: float, inputs: str,
+                 order_hint: str | None = None):
     where = f"{check}: on case '{case.name}' ({inputs})"
     try:
         got = np.asarray(got, dtype=float)
@@ -65,14 +69,26 @@ def _compare_one(check: str, case: Case, label: str, got, expected: np.ndarray, 
     if wrong.any():
         idx = tuple(int(i) for i in np.unravel_index(np.argmax(err - tol), err.shape))
         share = f"{int(wrong.sum())} of {wrong.size} entries differ"
+        hint = ""
+        if order_hint and expected.ndim >= 1 and np.all(finite) and np.allclose(
+                np.sort(got, axis=-1), np.sort(expected, axis=-1), rtol=rtol, atol=atol):
+            hint = f" The right values in the wrong order: {order_hint}"
         raise CheckFailure(
-            f"{where}, {label} at index {idx} is {got[idx]:.6g}; expected {expected[idx]:.6g} ({share})."
+            f"{where}, {label} at index {idx} is {got[idx]:.6g}; expected {expected[idx]:.6g} ({share}).{hint}"
         )
 
 
 def run_check(check: str, fn: Callable, cases: Sequence[Case], arg_names: Sequence[str], *,
-              rtol: float = 1e-7, atol: float = 1e-9) -> None:
-    """Run ``fn`` on every case; print one line if all agree, else raise :class:`CheckFailure`."""
+              rtol: float = 1e-7, atol: float = 1e-9, convert: Callable | None = None,
+              label: str = "the output", order_hint: str | None = None) -> None:
+    """Run ``fn`` on every case; print one line if all agree, else raise :class:`CheckFailure`.
+
+    ``convert(got, case)``, if given, turns what the learner's function returned
+    into the arrays to compare (for example heads into the function they
+    compute); it raises :class:`CheckFailure` itself for answers of the wrong
+    kind. ``label`` names the compared output in messages, and ``order_hint``
+    is added when the values are right but permuted along the last axis.
+    """
     if not callable(fn):
         raise TypeError(f"{check} takes your function; received {type(fn).__name__}")
     for case in cases:
@@ -88,6 +104,9 @@ def run_check(check: str, fn: Callable, cases: Sequence[Case], arg_names: Sequen
         for a, b, name in zip(args, case.args, arg_names, strict=True):
             if isinstance(b, np.ndarray) and not np.array_equal(a, b, equal_nan=True):
                 raise CheckFailure(f"{check}: on case '{case.name}', your function changed its input {name} in place")
+        if convert is not None:
+            with np.errstate(all="ignore"):
+                got = convert(got, case)
         if isinstance(case.expected, tuple):
             if not isinstance(got, (tuple, list)) or len(got) != len(case.expected):
                 raise CheckFailure(
@@ -96,7 +115,31 @@ def run_check(check: str, fn: Callable, cases: Sequence[Case], arg_names: Sequen
                     + (f" of length {len(got)}" if isinstance(got, (tuple, list)) else "")
                 )
             for g, e, name in zip(got, case.expected, case.names, strict=True):
-                _compare_one(check, case, name, g, e, rtol, atol, inputs)
+                _compare_one(check, case, name, g, e, rtol, atol, inputs, order_hint)
         else:
-            _compare_one(check, case, "the output", got, case.expected, rtol, atol, inputs)
+            _compare_one(check, case, label, got, case.expected, rtol, atol, inputs, order_hint)
     print(f"{check}: all {len(cases)} cases passed.")
+
+
+def as_heads(check: str, got, case: Case, d: int):
+    """The learner's layer, given as ``Heads`` or a pair ``(Theta, W)`` of (m, d, d) arrays, as ``Heads``."""
+    from ..heads import Heads
+
+    where = f"{check}: on case '{case.name}'"
+    if isinstance(got, Heads):
+        Theta, W = got.Theta, got.W
+    elif isinstance(got, (tuple, list)) and len(got) == 2:
+        try:
+            Theta, W = (np.asarray(g, dtype=float) for g in got)
+        except (TypeError, ValueError):
+            raise CheckFailure(f"{where}, Theta and W must be arrays of numbers") from None
+    else:
+        raise CheckFailure(f"{where}, return attnlib.Heads or a pair (Theta, W); received {type(got).__name__}")
+    if Theta.ndim == 2:
+        Theta, W = Theta[None], W[None] if np.ndim(W) == 2 else W
+    if Theta.ndim != 3 or Theta.shape[1:] != (d, d) or np.shape(W) != Theta.shape:
+        raise CheckFailure(f"{where}, Theta and W must both have shape (m, {d}, {d}); received "
+                           f"{Theta.shape} and {np.shape(W)}")
+    if not (np.isfinite(Theta).all() and np.isfinite(W).all()):
+        raise CheckFailure(f"{where}, your heads contain nan or inf")
+    return Heads(Theta, W)

@@ -77,3 +77,33 @@ def check_linear_attention(fn) -> None:
         Theta, W = rng.normal(size=(m, d, d)), rng.normal(size=(m, d, d))
         cases.append(Case(name, (X, Theta, W), attention(X, Heads(Theta, W), kind="linear")))
     run_check("check_linear_attention", fn, cases, ["X", "Theta", "W"], rtol=1e-8, atol=1e-9)
+
+
+def check_softmax_jacobian(fn) -> None:
+    """Check the Jacobian of softmax: ``fn(s)`` with s of shape (n,) returns J of shape (n, n).
+
+    ``J[b, c]`` is the derivative of ``softmax(s)[b]`` with respect to ``s[c]``.
+    Cases include equal logits, one logit, and logits of size 1e3 (compute it
+    stably).
+
+    Examples
+    --------
+    >>> def jacobian(s):
+    ...     p = softmax(s)
+    ...     return np.diag(p) - np.outer(p, p)
+    >>> check_softmax_jacobian(jacobian)
+    check_softmax_jacobian: all 5 cases passed.
+    """
+    rng = _rng()
+    inputs = {
+        "five random logits": rng.normal(size=5),
+        "equal logits": np.zeros(4),
+        "one logit": np.array([0.7]),
+        "one large gap": np.array([3.0, -2.0, 0.5]),
+        "logits of size 1e3": np.array([1000.0, 999.0, -1000.0, 998.5]),
+    }
+    cases = []
+    for name, s in inputs.items():
+        p = softmax(s)
+        cases.append(Case(name, (s,), np.diag(p) - np.outer(p, p)))
+    run_check("check_softmax_jacobian", fn, cases, ["s"], rtol=1e-8, atol=1e-12)

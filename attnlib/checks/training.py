@@ -35,3 +35,48 @@ def check_linear_attention_gradient(fn) -> None:
         _, dTheta, dW = loss_and_gradient(X, Y, Heads(Theta, W), kind="linear")
         cases.append(Case(name, (X, Y, Theta, W), (dTheta, dW), names=("dTheta", "dW")))
     run_check("check_linear_attention_gradient", fn, cases, ["X", "Y", "Theta", "W"], rtol=1e-7, atol=1e-9)
+
+
+def check_gradient_descent(fn) -> None:
+    """Check plain gradient descent on the squared loss of linear attention.
+
+    ``fn(X, Y, Theta, W, step, steps)`` gets X and Y of shape (N, n, d), a
+    starting layer Theta, W of shape (m, d, d), a fixed step size and a number
+    of steps, and returns ``(Theta, W)`` after ``steps`` updates
+    ``Theta <- Theta - step * dTheta``, ``W <- W - step * dW``, both gradients
+    taken at the current point (the loss of
+    :func:`~attnlib.checks.check_linear_attention_gradient`). It must not change
+    its inputs in place: copy them first.
+
+    Examples
+    --------
+    A step uphill is caught on the first case:
+
+    >>> from attnlib.checks import CheckFailure
+    >>> def ascend(X, Y, Theta, W, step, steps):
+    ...     for _ in range(steps):
+    ...         _, dTheta, dW = loss_and_gradient(X, Y, Heads(Theta, W), kind="linear")
+    ...         Theta, W = Theta + step * dTheta, W + step * dW
+    ...     return Theta, W
+    >>> try:
+    ...     check_gradient_descent(ascend)
+    ... except CheckFailure as failure:
+    ...     print(failure)
+    check_gradient_descent: on case 'one step, one head (step=0.05, steps=1)' (X of shape (4, 3, 2),
+    Y of shape (4, 3, 2), Theta of shape (1, 2, 2), W of shape (1, 2, 2), step=0.05, steps=1),
+    Theta at index (0, 1, 1) is 0.39; expected 0.30 (4 of 4 entries differ).
+    """
+    rng = np.random.default_rng(20260103)
+    specs = [("one step, one head", 4, 3, 2, 1, 0.05, 1), ("five steps, two heads", 3, 4, 3, 2, 0.02, 5),
+             ("zero steps", 2, 3, 2, 1, 0.1, 0), ("twenty small steps", 5, 3, 2, 2, 0.01, 20)]
+    cases = []
+    for name, N, n, d, m, step, steps in specs:
+        X, Y = rng.normal(size=(N, n, d)), rng.normal(size=(N, n, d))
+        Theta, W = 0.5 * rng.normal(size=(m, d, d)), 0.5 * rng.normal(size=(m, d, d))
+        T, V = Theta, W
+        for _ in range(steps):
+            _, dTheta, dW = loss_and_gradient(X, Y, Heads(T, V), kind="linear")
+            T, V = T - step * dTheta, V - step * dW
+        cases.append(Case(f"{name} (step={step}, steps={steps})", (X, Y, Theta, W, step, steps), (T, V),
+                          names=("Theta", "W")))
+    run_check("check_gradient_descent", fn, cases, ["X", "Y", "Theta", "W", "step", "steps"], rtol=1e-7, atol=1e-10)
