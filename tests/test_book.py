@@ -153,3 +153,63 @@ def test_citations_resolve():
         for group in re.findall(r"\{cite(?::[pt])?\}`([^`]+)`", text):
             for key in group.split(","):
                 assert key.strip() in keys, f"{page.name} cites unknown key {key!r}"
+
+
+# --- exercises for courses: kinds, checks, times ---------------------------------------------
+
+EXERCISE = re.compile(r"`{3,4}\{exercise\}([^\n]*)\n:label: ([\w-]+)\n(.*?)\n`{3,4}\n", re.S)
+#: Every exercise's text starts with its kind, in italics. "Pen and paper, then coding" counts as both.
+KINDS = {
+    "*Pen and paper.*": {"pen and paper"},
+    "*Coding.*": {"coding"},
+    "*Predict, then run.*": {"predict, then run"},
+    "*Pen and paper, then coding.*": {"pen and paper", "coding"},
+}
+
+
+def exercises(path):
+    """(title, label, kinds, body) of every exercise of a chapter, in order."""
+    text = "\n".join(source(c) for c in load(path)["cells"] if c["cell_type"] == "markdown")
+    found = []
+    for title, label, body in EXERCISE.findall(text):
+        lead = next((k for k in KINDS if body.lstrip().startswith(k)), None)
+        found.append((title, label, KINDS.get(lead, set()), body))
+    return found
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
+def test_every_exercise_says_its_kind(path):
+    for _, label, kinds, body in exercises(path):
+        assert kinds, f"{label} must start with one of {list(KINDS)}; starts with {body.lstrip()[:40]!r}"
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
+def test_every_chapter_mixes_all_three_kinds(path):
+    present = set().union(*(kinds for _, _, kinds, _ in exercises(path)))
+    missing = {"pen and paper", "coding", "predict, then run"} - present
+    assert not missing, f"{path.name} has no exercise of kind {sorted(missing)}"
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
+def test_every_coding_exercise_names_an_existing_check(path):
+    import attnlib.checks
+
+    for _, label, kinds, body in exercises(path):
+        names = set(re.findall(r"\b(check_\w+)\(", body))
+        if "coding" in kinds:
+            assert names, f"{label} is a coding exercise but tells the reader no check to call"
+            assert re.search(r"from attnlib\.checks import check_\w+", body), \
+                f"{label} must show the import: from attnlib.checks import check_x"
+        for name in names:
+            assert name in attnlib.checks.__all__, f"{label} names {name}, which attnlib.checks does not have"
+
+
+def test_every_check_serves_an_exercise():
+    import attnlib.checks
+
+    named = set()
+    for path in CHAPTERS:
+        for *_, body in exercises(path):
+            named |= set(re.findall(r"\b(check_\w+)\(", body))
+    unused = [name for name in attnlib.checks.__all__ if name.startswith("check_") and name not in named]
+    assert not unused, f"checks that no exercise mentions: {unused}"
