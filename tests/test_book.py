@@ -213,3 +213,15 @@ def test_every_check_serves_an_exercise():
             named |= set(re.findall(r"\b(check_\w+)\(", body))
     unused = [name for name in attnlib.checks.__all__ if name.startswith("check_") and name not in named]
     assert not unused, f"checks that no exercise mentions: {unused}"
+
+
+def test_instructors_guide_has_the_current_exercise_table():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("exercise_times", ROOT / "scripts" / "exercise_times.py")
+    times = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(times)
+    guide = (ROOT / "book" / "instructors.md").read_text()
+    assert times.guide_table(guide) == times.table(), "run python scripts/exercise_times.py --write"
+    toc = [c["file"] for part in TOC["parts"] for c in part["chapters"]]
+    assert toc.index("book/instructors") == toc.index("book/api") - 1, "the guide comes just before the API reference"
