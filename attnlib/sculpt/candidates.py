@@ -116,7 +116,7 @@ def best_scale(X, Y, Theta, *, scales=None, max_examples: int = 400) -> tuple[He
     return Heads(c * Theta, W), res, c
 
 
-def face_candidates(body: Body, span: Span, m: int, *, eps: float = 0.05, directions: int | None = None,
+def face_candidates(body: Body, span: Span, m: int, *, eps: float = 0.2, directions: int | None = None,
                     bound: float | None = None) -> np.ndarray:
     """Vertices of the face of the body, found along directions inside the estimated span.
 

@@ -64,7 +64,7 @@ def _basis(proxy: np.ndarray, directions: np.ndarray) -> np.ndarray:
     return Q.T.reshape(-1, d, d)
 
 
-def face_span(body: Body, proxy, m: int, *, eps: float = 0.05, directions: int | None = None,
+def face_span(body: Body, proxy, m: int, *, eps: float = 0.2, directions: int | None = None,
               bound: float | None = None, rng=None) -> Span:
     """Phase 4: principal directions of the face of the body that is closest to the origin.
 
@@ -75,10 +75,10 @@ def face_span(body: Body, proxy, m: int, *, eps: float = 0.05, directions: int |
         The min-norm point P of the body.
     m : int
         Number of heads.
-    eps : float, default 0.05
+    eps : float, default 0.2
         The face is ``{Theta in K : <P, Theta> <= (1 + eps) ||P||^2}``.
     directions : int, optional
-        Random directions (orthogonal to P) to maximise along; default ``4 m``.
+        Random directions (orthogonal to P) to maximise along; default ``32 m``.
     bound : float, optional
         Box on the entries (the face may be unbounded); default ``2 ||P||_F`` or the body's own.
     rng : int, numpy.random.Generator or None
@@ -109,7 +109,7 @@ def face_span(body: Body, proxy, m: int, *, eps: float = 0.05, directions: int |
     d = body.d
     P = check_matrix("proxy", proxy, d)
     eps = check_positive_float("eps", eps)
-    k = 4 * m if directions is None else check_positive_int("directions", directions)
+    k = 32 * m if directions is None else check_positive_int("directions", directions)
     norm = float(np.linalg.norm(P))
     box = bound if bound is not None else (body.bound if body.bound is not None else 2.0 * norm)
     boxed = body.with_bound(box)
