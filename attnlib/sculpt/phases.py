@@ -296,7 +296,7 @@ def min_norm_proxy(body: Body, *, phase: str = "phase 3") -> np.ndarray:
     u, _ = nnls(E, f, maxiter=max(50 * K, 1000))
     r = E @ u - f
     if abs(r[-1]) < 1e-10:
-        raise SculptError(phase, "the body is empty: the certified halfspaces contradict each other",
+        raise SculptError(phase, f"the body is empty: its {K} certified halfspaces contradict each other",
                           n_constraints=K)
     return (-r[:-1] / r[-1]).reshape(d, d)
 
