@@ -49,7 +49,7 @@ __all__ = [
     "train",
 ]
 
-_LAZY_SUBMODULES = ("checks", "viz", "widgets", "sculpt")
+_LAZY_SUBMODULES = ("checks", "viz", "widgets", "sculpt", "viz_sculpt", "widgets_sculpt")
 
 
 def __getattr__(name):

@@ -17,6 +17,7 @@ Modules, one concept each:
 * ``candidates`` -- phase 5: candidate heads certified by least squares for the W_i
 * ``polish`` -- Levenberg-Marquardt on the exact loss, and L-BFGS with restarts
 * ``learn`` -- the whole pipeline with a per-phase report
+* ``compare`` -- sculpting against local optimisation on the same data
 
 This subpackage needs scipy; ``import attnlib`` does not import it.
 """
@@ -34,6 +35,7 @@ from .body import (
     support,
 )
 from .candidates import best_scale, certify_candidates, face_candidates, fit_W, net_candidates
+from .compare import METHODS, compare_methods, sweep, test_error
 from .hypercube import all_tokens, constant_sequences, fourth_moment, gap_feature, gap_feature_rank, logit_gaps
 from .instances import Conditions, check_conditions, min_norm_point, planted_instance
 from .learn import SculptResult, learn, sculpt
@@ -54,6 +56,7 @@ from .single_head import learn_single_head
 from .span import Span, face_span, random_span, span_alignment, spectral_span
 
 __all__ = [
+    "METHODS",
     "Body",
     "Certificates",
     "Conditions",
@@ -69,6 +72,7 @@ __all__ = [
     "certify_candidates",
     "check_conditions",
     "check_feasible",
+    "compare_methods",
     "constant_sequences",
     "constant_sum_W",
     "crude_sum_W",
@@ -101,5 +105,7 @@ __all__ = [
     "span_alignment",
     "spectral_span",
     "support",
+    "sweep",
+    "test_error",
     "trimmed_sum_W",
 ]

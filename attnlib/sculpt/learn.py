@@ -223,7 +223,7 @@ def learn(X, Y, m: int, *, rng=None, polish: bool = True, tol: float = 1e-3, rou
             W, res = fit_W(X, Y, heads.Theta)
             heads = Heads(heads.Theta, W)
             report["polish"] = info
-        report["residual"] = res
+        report.update(residual=res, heads=heads)
         lap("polish")
     except SculptError as err:
         err.report = {**report, **(err.report or {})}
