@@ -35,7 +35,7 @@ from .body import (
     support,
 )
 from .candidates import best_scale, certify_candidates, face_candidates, fit_W, net_candidates
-from .compare import METHODS, compare_methods, sweep, test_error
+from .compare import METHODS, compare_methods, relative_test_error, sweep
 from .hypercube import all_tokens, constant_sequences, fourth_moment, gap_feature, gap_feature_rank, logit_gaps
 from .instances import Conditions, check_conditions, min_norm_point, planted_instance
 from .learn import SculptResult, learn, sculpt
@@ -106,6 +106,6 @@ __all__ = [
     "spectral_span",
     "support",
     "sweep",
-    "test_error",
+    "relative_test_error",
     "trimmed_sum_W",
 ]

@@ -24,15 +24,15 @@ from .polish import lbfgs_restarts, polish_from_random
 METHODS = ("sculpt + polish", "sculpt, no polish", "polish from random", "L-BFGS restarts", "Adam")
 
 
-def test_error(heads: Heads, X_test, Y_test) -> float:
+def relative_test_error(heads: Heads, X_test, Y_test) -> float:
     """Relative error ``||F_hat(X) - Y|| / ||Y||`` on held-out examples.
 
     Examples
     --------
-    >>> from attnlib.sculpt.compare import test_error
+    >>> from attnlib.sculpt.compare import relative_test_error
     >>> heads = random_heads(1, 3, rng=0)
     >>> X = boolean_inputs(10, 3, 3, rng=1)
-    >>> test_error(heads, X, attention(X, heads))
+    >>> relative_test_error(heads, X, attention(X, heads))
     0.0
     """
     heads = check_heads(heads)
@@ -88,23 +88,23 @@ def compare_methods(X, Y, m: int, X_test, Y_test, *, methods=METHODS, restarts: 
         polish_seconds = report.get("seconds", {}).get("polish", 0.0)
         if "sculpt + polish" in methods:
             out["sculpt + polish"] = {
-                "error": test_error(heads, X_test, Y_test) if heads is not None else float("nan"),
+                "error": relative_test_error(heads, X_test, Y_test) if heads is not None else float("nan"),
                 "seconds": total, "failed_phase": failed}
         if "sculpt, no polish" in methods:
             out["sculpt, no polish"] = {
-                "error": test_error(pre, X_test, Y_test) if pre is not None else float("nan"),
+                "error": relative_test_error(pre, X_test, Y_test) if pre is not None else float("nan"),
                 "seconds": total - polish_seconds, "failed_phase": failed if pre is None else None}
     if "polish from random" in methods:
         heads, info = polish_from_random(X, Y, m, restarts=restarts, rng=streams["polish from random"])
-        out["polish from random"] = {"error": test_error(heads, X_test, Y_test), "seconds": info["seconds"],
+        out["polish from random"] = {"error": relative_test_error(heads, X_test, Y_test), "seconds": info["seconds"],
                                      "restarts": info["restarts"]}
     if "L-BFGS restarts" in methods:
         heads, info = lbfgs_restarts(X, Y, m, restarts=restarts, rng=streams["L-BFGS restarts"])
-        out["L-BFGS restarts"] = {"error": test_error(heads, X_test, Y_test), "seconds": info["seconds"],
+        out["L-BFGS restarts"] = {"error": relative_test_error(heads, X_test, Y_test), "seconds": info["seconds"],
                                   "restarts": info["restarts"]}
     if "Adam" in methods:
         res = train(X, Y, m, epochs=adam_epochs, lr=adam_lr, schedule="cosine", rng=streams["Adam"])
-        out["Adam"] = {"error": test_error(res.heads, X_test, Y_test), "seconds": res.seconds}
+        out["Adam"] = {"error": relative_test_error(res.heads, X_test, Y_test), "seconds": res.seconds}
     return {name: out[name] for name in methods}
 
 

@@ -8,7 +8,7 @@ from ..attention import attention
 from ..heads import Heads
 from ..inputs import boolean_inputs
 from ._common import SculptError, check_heads, cosine, relative
-from .compare import test_error
+from .compare import relative_test_error
 from .instances import min_norm_point, planted_instance
 from .learn import sculpt
 from .phases import crude_sum_W, slice_curve
@@ -57,7 +57,7 @@ def phase_diagnostics(report: dict, teacher: Heads, X_test, Y_test) -> dict:
     for key, label in (("face_candidate", "face"), ("net_candidate", "net"), ("pre_polish_heads", "pre-polish"),
                        ("heads", "final")):
         if report.get(key) is not None:
-            out["errors"][label] = test_error(report[key], X_test, Y_test)
+            out["errors"][label] = relative_test_error(report[key], X_test, Y_test)
     return out
 
 
