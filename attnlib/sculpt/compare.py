@@ -64,7 +64,8 @@ def compare_methods(X, Y, m: int, X_test, Y_test, *, methods=METHODS, restarts: 
     -------
     dict of str -> dict
         Per method: ``"error"`` (relative test error; ``nan`` if the method
-        raised), ``"seconds"`` and, for sculpting, ``"failed_phase"`` (None if none).
+        raised), ``"seconds"`` and, for sculpting, ``"failed_phase"`` (None if
+        none) and the ``"report"`` of :func:`learn`.
     """
     rng = np.random.default_rng(rng)
     X, Y = check_data(X, Y)
@@ -89,7 +90,7 @@ def compare_methods(X, Y, m: int, X_test, Y_test, *, methods=METHODS, restarts: 
         if "sculpt + polish" in methods:
             out["sculpt + polish"] = {
                 "error": relative_test_error(heads, X_test, Y_test) if heads is not None else float("nan"),
-                "seconds": total, "failed_phase": failed}
+                "seconds": total, "failed_phase": failed, "report": report}
         if "sculpt, no polish" in methods:
             out["sculpt, no polish"] = {
                 "error": relative_test_error(pre, X_test, Y_test) if pre is not None else float("nan"),
