@@ -107,7 +107,7 @@ def run_phase3(seeds):
 
 
 def run_sweep(seeds):
-    scales, sizes = [1.0, 2.0, 4.0, 8.0], [500, 1000, 3000]
+    scales, sizes = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0], [500, 1000, 3000]
     print(f"\n== sweep, d=4, n=3, m=2, shared 0.6, {seeds} seeds per cell: success rate ==")
     out = sweep(scales, sizes, seeds=seeds, rng=0, adam_epochs=1000)
     for k in METHODS:

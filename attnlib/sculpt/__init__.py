@@ -34,7 +34,7 @@ from .body import (
     sculpt_body,
     support,
 )
-from .candidates import best_scale, certify_candidates, face_candidates, fit_W, net_candidates
+from .candidates import best_scale, certify_candidates, face_candidates, fit_W, net_candidates, refine_in_span
 from .compare import METHODS, compare_methods, relative_test_error, sweep
 from .hypercube import all_tokens, constant_sequences, fourth_moment, gap_feature, gap_feature_rank, logit_gaps
 from .instances import Conditions, check_conditions, min_norm_point, planted_instance
@@ -97,6 +97,7 @@ __all__ = [
     "proxy_margins",
     "prune",
     "random_span",
+    "refine_in_span",
     "refine_sum_W",
     "residual_jacobian",
     "sculpt",

@@ -77,3 +77,16 @@ def test_errors():
     X = boolean_inputs(10, 3, 4, rng=0)
     with pytest.raises(ValueError, match=r"shape \(m, 4, 4\)"):
         fit_W(X, X, np.ones((2, 3, 3)))
+
+
+def test_refine_in_span_recovers_heads_inside_the_true_span():
+    from attnlib.sculpt import refine_in_span
+
+    rng = np.random.default_rng(4)
+    heads = random_heads(2, 3, scale=3.0, rng=rng)
+    X = boolean_inputs(400, 3, 3, rng=rng)
+    Q, _ = np.linalg.qr(heads.Theta.reshape(2, -1).T)
+    span = Span(Q.T.reshape(2, 3, 3), np.zeros((0, 3, 3)), "true")
+    start = Heads(heads.Theta * 1.1 + 0.1 * np.roll(heads.Theta, 1, axis=0), heads.W)
+    found, res = refine_in_span(X, attention(X, heads), start, span)
+    assert res < 1e-6
