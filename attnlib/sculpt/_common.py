@@ -87,6 +87,27 @@ def gap_features(X: np.ndarray, a: np.ndarray, xb: np.ndarray, c: np.ndarray) ->
     return np.einsum("kp,kq->kpq", xa, xb - xc)  # (K, d, d)
 
 
+def least_squares(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``argmin_X ||A X - B||`` for a tall A, through the normal equations when A is well conditioned.
+
+    The Gram matrix ``A^T A`` is small (columns x columns), so this avoids a
+    threaded factorisation of the tall matrix, which is slow on a busy machine.
+    When A is ill-conditioned (or rank deficient) it falls back to ``lstsq``,
+    whose answer the normal equations would lose.
+    """
+    G = A.T @ A
+    eig = np.linalg.eigvalsh(G)
+    if eig[0] > 1e-10 * max(eig[-1], 1e-300):
+        return np.linalg.solve(G, A.T @ B)
+    return np.linalg.lstsq(A, B, rcond=None)[0]
+
+
+def singular_values(A: np.ndarray) -> np.ndarray:
+    """Singular values of a tall matrix, largest first, from the eigenvalues of ``A^T A``."""
+    eig = np.linalg.eigvalsh(A.T @ A)
+    return np.sqrt(np.clip(eig[::-1], 0.0, None))
+
+
 def relative(a, b) -> float:
     """``||a - b|| / ||b||`` in the Frobenius norm."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)

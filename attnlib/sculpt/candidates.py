@@ -17,7 +17,7 @@ import numpy as np
 from .._validation import as_float_array, check_positive_int
 from ..attention import _forward
 from ..heads import Heads
-from ._common import check_data, check_m
+from ._common import check_data, check_m, least_squares
 from .body import Body, support
 from .span import Span
 
@@ -62,23 +62,9 @@ def fit_W(X, Y, Theta) -> tuple[np.ndarray, float]:
     m = Theta.shape[0]
     _, _, AX = _forward(X, Theta, np.zeros((m, d, d)), "softmax", False)  # (N, m, n, d)
     design = AX.transpose(0, 2, 1, 3).reshape(N * n, m * d)
-    W = _least_squares(design, Y.reshape(N * n, d)).reshape(m, d, d)
+    W = least_squares(design, Y.reshape(N * n, d)).reshape(m, d, d)
     resid = design @ W.reshape(m * d, d) - Y.reshape(N * n, d)
     return W, float(np.linalg.norm(resid) / np.linalg.norm(Y))
-
-
-def _least_squares(D: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """Solve min ||D x - B|| through the normal equations when D is well conditioned, else lstsq.
-
-    The normal equations cost one small Gram matrix, which is much faster than a
-    threaded QR of a tall matrix on a busy machine; they lose accuracy only when
-    D is ill-conditioned, and then lstsq is used.
-    """
-    G = D.T @ D
-    eig = np.linalg.eigvalsh(G)
-    if eig[0] > 1e-8 * eig[-1]:
-        return np.linalg.solve(G, D.T @ B)
-    return np.linalg.lstsq(D, B, rcond=None)[0]
 
 
 def best_scale(X, Y, Theta, *, scales=None, max_examples: int = 400) -> tuple[Heads, float, float]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_positive_float, check_positive_int
-from ._common import SculptError, check_data, check_matrix, distinct_from, gather_tokens
+from ._common import SculptError, check_data, check_matrix, distinct_from, gather_tokens, least_squares, singular_values
 from .body import Body
 from .hypercube import constant_sequences
 
@@ -85,7 +85,7 @@ def constant_sum_W(X, Y) -> np.ndarray:
             f"{int(same.sum())} of {N} sequences are constant and their tokens span {rank} < d = {d} "
             f"dimensions; expected about N 2^(-(n-1) d) = {N * 2.0 ** (-(n - 1) * d):.3g} of them",
         )
-    return np.linalg.lstsq(tokens, labels, rcond=None)[0]
+    return least_squares(tokens, labels)
 
 
 def _spanning_prefix(tokens: np.ndarray, order: np.ndarray, count: int, *, phase: str) -> np.ndarray:
@@ -98,7 +98,7 @@ def _spanning_prefix(tokens: np.ndarray, order: np.ndarray, count: int, *, phase
     count = min(max(count, d), len(order))
     while True:
         rows = order[:count]
-        sv = np.linalg.svd(tokens[rows], compute_uv=False)
+        sv = singular_values(tokens[rows])
         if len(sv) == d and sv[-1] >= sv[0] / 30.0:
             return rows
         if count == len(order):
@@ -204,7 +204,7 @@ def trimmed_sum_W(X, Y, init, *, keep: float = 0.2, iterations: int = 30, anchor
         rows = _spanning_prefix(tokens, np.argsort(r.ravel()), int(np.ceil(keep * N * n)), phase="phase 1")
         A = np.vstack([tokens[rows], weight * T])
         B = np.vstack([Y.reshape(N * n, d)[rows], weight * L])
-        new = np.linalg.lstsq(A, B, rcond=None)[0]
+        new = least_squares(A, B)
         if np.allclose(new, S, rtol=1e-12, atol=1e-14):
             break
         S = new
@@ -392,11 +392,11 @@ def refine_sum_W(X, Y, proxy, *, quantile: float = 0.05, keep: float = 0.5, iter
     rows = _spanning_prefix(tokens, order, count, phase="phase 3")
     threshold = margin[rows[-1]]
     A, B = tokens[rows], labels[rows]  # (R, d), (R, d)
-    S = np.linalg.lstsq(A, B, rcond=None)[0]
+    S = least_squares(A, B)
     for _ in range(iterations):
         r = np.linalg.norm(B - A @ S, axis=-1)
         near = _spanning_prefix(A, np.argsort(r), int(np.ceil(keep * len(r))), phase="phase 3")
-        S = np.linalg.lstsq(A[near], B[near], rcond=None)[0]
+        S = least_squares(A[near], B[near])
     info = {"rows": len(rows), "threshold": float(threshold), "slice_only": S}
     if atoms:
         S = trimmed_sum_W(X, Y, S, keep=0.05)
