@@ -61,6 +61,10 @@ _LAZY_SUBMODULES = (
     "tasks",
     "viz_tasks",
     "widgets_tasks",
+    # Part III: softmax attention, sculpted
+    "sculpt",
+    "viz_sculpt",
+    "widgets_sculpt",
     # Part IV: lower bounds
     "boolean_fourier",
     "parities",

@@ -1,0 +1,112 @@
+"""Learning softmax attention on the hypercube by sculpting a convex body: the book's reconstruction.
+
+Chen and Li (STOC 2025) learn a multi-head softmax layer on Boolean inputs "by
+using examples to sculpt a convex body containing the unknown parameters". Only
+the abstract of their paper was available to us. Everything in this subpackage
+below that level is **the book's reconstruction of the idea**, not the paper's
+algorithm, and carries none of its guarantees (chapters 7-9).
+
+Modules, one concept each:
+
+* ``hypercube`` -- facts special to ±1 inputs (logit gaps are linear in Theta, ...)
+* ``single_head`` -- an exact linear learner for one head
+* ``instances`` -- planted heads and the conditions the reconstruction needs
+* ``phases`` -- phase 1 (estimates of sum_i W_i) and phase 3 (min-norm proxy, slices)
+* ``body`` -- phase 2: certified rows, halfspaces, the body and LPs over it (HiGHS)
+* ``span`` -- phase 4: the span of the Theta_i
+* ``candidates`` -- phase 5: candidate heads certified by least squares for the W_i
+* ``polish`` -- Levenberg-Marquardt on the exact loss, and L-BFGS with restarts
+* ``learn`` -- the whole pipeline with a per-phase report
+* ``compare`` -- sculpting against local optimisation on the same data
+
+This subpackage needs scipy; ``import attnlib`` does not import it.
+"""
+
+from ._common import SculptError
+from .body import (
+    Body,
+    Certificates,
+    body_slice,
+    certify,
+    check_feasible,
+    halfspaces,
+    prune,
+    sculpt_body,
+    support,
+)
+from .candidates import best_scale, certify_candidates, face_candidates, fit_W, net_candidates, refine_in_span
+from .compare import METHODS, compare_methods, relative_test_error, sweep
+from .hypercube import all_tokens, constant_sequences, fourth_moment, gap_feature, gap_feature_rank, logit_gaps
+from .instances import Conditions, check_conditions, min_norm_point, planted_instance
+from .learn import SculptResult, learn, sculpt
+from .phases import (
+    atom_residuals,
+    atom_score,
+    constant_sum_W,
+    crude_sum_W,
+    estimate_sum_W,
+    min_norm_proxy,
+    proxy_margins,
+    refine_sum_W,
+    slice_curve,
+    trimmed_sum_W,
+)
+from .polish import lbfgs_restarts, polish, polish_from_random, residual_jacobian
+from .single_head import learn_single_head
+from .span import Span, face_span, random_span, span_alignment, spectral_span
+
+__all__ = [
+    "METHODS",
+    "Body",
+    "Certificates",
+    "Conditions",
+    "SculptError",
+    "SculptResult",
+    "Span",
+    "all_tokens",
+    "atom_score",
+    "atom_residuals",
+    "best_scale",
+    "body_slice",
+    "certify",
+    "certify_candidates",
+    "check_conditions",
+    "check_feasible",
+    "compare_methods",
+    "constant_sequences",
+    "constant_sum_W",
+    "crude_sum_W",
+    "estimate_sum_W",
+    "face_candidates",
+    "face_span",
+    "fit_W",
+    "fourth_moment",
+    "gap_feature",
+    "gap_feature_rank",
+    "halfspaces",
+    "lbfgs_restarts",
+    "learn",
+    "learn_single_head",
+    "logit_gaps",
+    "min_norm_point",
+    "min_norm_proxy",
+    "net_candidates",
+    "planted_instance",
+    "polish",
+    "polish_from_random",
+    "proxy_margins",
+    "prune",
+    "random_span",
+    "refine_in_span",
+    "refine_sum_W",
+    "residual_jacobian",
+    "sculpt",
+    "sculpt_body",
+    "slice_curve",
+    "span_alignment",
+    "spectral_span",
+    "support",
+    "sweep",
+    "relative_test_error",
+    "trimmed_sum_W",
+]

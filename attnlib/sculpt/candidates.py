@@ -1,0 +1,263 @@
+"""Phase 5 of the book's reconstruction: candidate heads in the span, certified by least squares.
+
+Given attention matrices, the layer is *linear* in the projections, so
+:func:`fit_W` solves for all W_i at once and its residual certifies (or
+rejects) a candidate tuple. Candidates come from the vertices of the body's face
+(:func:`face_candidates`) and from a net over the span (:func:`net_candidates`),
+each tried at several overall scales, because the body only knows the heads up
+to a positive factor.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .._validation import as_float_array, check_positive_int
+from ..attention import _forward
+from ..heads import Heads
+from ._common import check_data, check_m, least_squares
+from .body import Body, support
+from .span import Span
+
+
+def fit_W(X, Y, Theta) -> tuple[np.ndarray, float]:
+    """Least squares for the projections given the attention matrices.
+
+    Parameters
+    ----------
+    X : array_like of shape (N, n, d)
+    Y : array_like of shape (N, n, d)
+    Theta : array_like of shape (m, d, d)
+
+    Returns
+    -------
+    W : ndarray of shape (m, d, d)
+    residual : float
+        Relative residual ``||F - Y|| / ||Y||`` of the fitted layer.
+
+    Notes
+    -----
+    ``F(X) = [A_1(X) X | ... | A_m(X) X] [W_1; ...; W_m]``: stack the rows of all
+    examples and solve one least-squares problem with m d unknowns per output
+    coordinate. The design loses rank exactly when two heads coincide.
+
+    Examples
+    --------
+    >>> from attnlib.sculpt import fit_W
+    >>> heads = random_heads(2, 3, scale=3.0, rng=0)
+    >>> X = boolean_inputs(200, 3, 3, rng=1)
+    >>> W, res = fit_W(X, attention(X, heads), heads.Theta)
+    >>> bool(np.allclose(W, heads.W) and res < 1e-10)
+    True
+    """
+    X, Y = check_data(X, Y, boolean=False)
+    Theta = as_float_array("Theta", Theta)
+    if Theta.ndim == 2:
+        Theta = Theta[None]
+    N, n, d = X.shape
+    if Theta.shape[1:] != (d, d):
+        raise ValueError(f"Theta must have shape (m, {d}, {d}); received {Theta.shape}")
+    m = Theta.shape[0]
+    _, _, AX = _forward(X, Theta, np.zeros((m, d, d)), "softmax", False)  # (N, m, n, d)
+    design = AX.transpose(0, 2, 1, 3).reshape(N * n, m * d)
+    W = least_squares(design, Y.reshape(N * n, d)).reshape(m, d, d)
+    resid = design @ W.reshape(m * d, d) - Y.reshape(N * n, d)
+    return W, float(np.linalg.norm(resid) / np.linalg.norm(Y))
+
+
+def best_scale(X, Y, Theta, *, scales=None, max_examples: int = 400) -> tuple[Heads, float, float]:
+    """Try ``c * Theta`` for every c in ``scales``, refine the best c, and fit W each time.
+
+    The search uses the first ``max_examples`` examples; the final W is fit on all.
+
+    Returns
+    -------
+    heads : Heads
+    residual : float
+        Relative residual on all the data.
+    c : float
+    """
+    Theta = as_float_array("Theta", Theta)
+    X_all, Y_all = X, Y
+    X, Y = X[:max_examples], Y[:max_examples]
+    scales = np.geomspace(0.25, 16.0, 25) if scales is None else np.asarray(scales, dtype=float)
+    residuals = np.array([fit_W(X, Y, c * Theta)[1] for c in scales])
+    j = int(np.argmin(residuals))
+    lo = np.log(scales[max(j - 1, 0)])
+    hi = np.log(scales[min(j + 1, len(scales) - 1)])
+    golden = (np.sqrt(5.0) - 1.0) / 2.0
+    for _ in range(15):  # golden-section search on log c
+        a = hi - golden * (hi - lo)
+        b = lo + golden * (hi - lo)
+        if fit_W(X, Y, np.exp(a) * Theta)[1] < fit_W(X, Y, np.exp(b) * Theta)[1]:
+            hi = b
+        else:
+            lo = a
+    c = float(np.exp(0.5 * (lo + hi)))
+    if residuals[j] < fit_W(X, Y, c * Theta)[1]:
+        c = float(scales[j])
+    W, res = fit_W(X_all, Y_all, c * Theta)
+    return Heads(c * Theta, W), res, c
+
+
+def face_candidates(body: Body, span: Span, m: int, *, eps: float = 0.2, directions: int | None = None,
+                    bound: float | None = None) -> np.ndarray:
+    """Vertices of the face of the body, found along directions inside the estimated span.
+
+    Parameters
+    ----------
+    body : Body
+    span : Span
+        ``span.basis[0]`` is the proxy's direction.
+    m : int
+    eps, bound
+        As in :func:`attnlib.sculpt.face_span`.
+    directions : int, optional
+        Directions in the span (orthogonal to the proxy) to maximise along;
+        default 2 for m = 2 (both ends of the segment), else ``3 m``.
+
+    Returns
+    -------
+    ndarray of shape (m, d, d)
+        m extreme points chosen greedily to be far apart, in the body's units
+        (so only up to an overall positive factor).
+    """
+    m = check_m(m)
+    basis = span.basis
+    P = basis[0]
+    from .phases import min_norm_proxy
+
+    proxy = min_norm_proxy(body, phase="phase 5")
+    norm = float(np.linalg.norm(proxy))
+    if m == 1:
+        return proxy[None]
+    box = bound if bound is not None else (body.bound if body.bound is not None else 2.0 * norm)
+    boxed = body.with_bound(box)
+    cap = (P[None], np.array([(1.0 + eps) * norm]))
+    if m == 2:
+        dirs = np.array([basis[1], -basis[1]])
+    else:
+        k = 3 * m if directions is None else check_positive_int("directions", directions)
+        angles = np.random.default_rng(0).standard_normal((k, m - 1))
+        dirs = np.einsum("kj,jpq->kpq", angles, basis[1:])
+    points = np.array([support(boxed, U, extra=cap, phase="phase 5")[1] for U in dirs])
+    # greedy farthest-point choice of m vertices, starting from the point farthest from the proxy
+    chosen = [int(np.argmax(np.linalg.norm(points - proxy, axis=(1, 2))))]
+    while len(chosen) < m:
+        dist = np.min([np.linalg.norm(points - points[i], axis=(1, 2)) for i in chosen], axis=0)
+        chosen.append(int(np.argmax(dist)))
+    return points[chosen]
+
+
+def net_candidates(span: Span, m: int, *, radius: float = 1.5, steps: int = 9, budget: int = 500,
+                   rng=None) -> np.ndarray:
+    """A net of candidate tuples in the span, in units of the proxy direction.
+
+    Every head is ``basis[0] + sum_j beta_ij basis[j]`` (the min-norm lemma says
+    all heads share their component along the proxy); the beta_ij run over a
+    grid of ``steps`` values in ``[-radius, radius]``. The net has
+    ``steps^(m (m - 1))`` tuples up to order; beyond ``budget`` a random subset is used.
+
+    Returns
+    -------
+    ndarray of shape (T, m, d, d)
+    """
+    rng = np.random.default_rng(rng)
+    m = check_m(m)
+    basis = span.basis
+    grid = np.linspace(-radius, radius, check_positive_int("steps", steps))
+    if m == 1:
+        return basis[:1][None]
+    count = len(grid) ** (m * (m - 1))
+    if count <= budget:
+        betas = np.array(list(itertools.product(grid, repeat=m * (m - 1))))
+    else:
+        betas = rng.choice(grid, size=(budget, m * (m - 1)))
+    betas = betas.reshape(-1, m, m - 1)
+    if m == 2:  # heads are unordered: keep beta_1 < beta_2
+        betas = betas[betas[:, 0, 0] < betas[:, 1, 0]]
+    return basis[0][None, None] + np.einsum("tij,jpq->tipq", betas, basis[1:])
+
+
+def certify_candidates(X, Y, candidates, *, scales=None, max_examples: int = 400) -> tuple[Heads, float, dict]:
+    """Phase 5: fit W for every candidate tuple at every scale; return the best-certified one.
+
+    Parameters
+    ----------
+    X, Y : array_like of shape (N, n, d)
+    candidates : array_like of shape (T, m, d, d)
+    scales : array_like, optional
+        Overall factors tried on the net (default ``geomspace(0.5, 8, 9)``).
+    max_examples : int, default 400
+        The net is scored on this many examples; the winner is refit on all.
+
+    Returns
+    -------
+    heads : Heads
+    residual : float
+        Relative residual of the winner on all data.
+    info : dict
+        ``"scored"``: number of (candidate, scale) pairs tried.
+    """
+    X, Y = check_data(X, Y, boolean=False)
+    cands = as_float_array("candidates", candidates)
+    scales = np.geomspace(0.5, 8.0, 9) if scales is None else np.asarray(scales, dtype=float)
+    Xs, Ys = X[:max_examples], Y[:max_examples]
+    best, best_res = None, np.inf
+    for T in cands:
+        for c in scales:
+            res = fit_W(Xs, Ys, c * T)[1]
+            if res < best_res:
+                best, best_res = c * T, res
+    heads, res, _ = best_scale(X, Y, best, scales=np.array([0.8, 0.9, 1.0, 1.1, 1.25]))
+    return heads, res, {"scored": len(cands) * len(scales)}
+
+
+def refine_in_span(X, Y, heads: Heads, span: Span, *, max_examples: int = 400) -> tuple[Heads, float]:
+    """Local least squares over the m x m coefficients of the heads in the span (W by least squares inside).
+
+    Parameters
+    ----------
+    X, Y : array_like of shape (N, n, d)
+    heads : Heads
+        Start; its Theta_i are projected onto the span.
+    span : Span
+    max_examples : int, default 400
+        The coefficients are fitted on these; W is refit on all data at the end.
+
+    Returns
+    -------
+    heads : Heads
+    residual : float
+        Relative residual on all the data.
+
+    Notes
+    -----
+    Levenberg-Marquardt on the m^2 coefficients ``C`` with ``Theta_i = sum_j C_ij
+    basis_j``, each residual evaluated with the best W (variable projection).
+    Chapter 9 uses it to test whether a better search *inside* the estimated
+    span would bring the candidate closer: it does not, because the span, not
+    the search, limits the candidate.
+    """
+    from scipy.optimize import least_squares
+
+    X, Y = check_data(X, Y, boolean=False)
+    B = span.basis.reshape(len(span.basis), -1)  # (k, d^2)
+    m, d = heads.m, heads.d
+    Xs, Ys = X[:max_examples], Y[:max_examples]
+
+    def thetas(c):
+        return (c.reshape(m, -1) @ B).reshape(m, d, d)
+
+    def resid(c):
+        T = thetas(c)
+        W, _ = fit_W(Xs, Ys, T)
+        return (_forward(Xs, T, W, "softmax", False)[0] - Ys).ravel()
+
+    c0 = heads.Theta.reshape(m, -1) @ B.T  # (m, k)
+    res = least_squares(resid, c0.ravel(), method="lm")
+    T = thetas(res.x)
+    W, r = fit_W(X, Y, T)
+    return Heads(T, W), r

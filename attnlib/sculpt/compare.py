@@ -1,0 +1,157 @@
+"""Sculpting against local optimisation, on the same data (chapter 9 and ``benchmarks/sculpt.py``).
+
+Every method gets the same training examples and is scored on the same fresh
+test examples by the relative test error ``||F_hat - F|| / ||F||``. A run
+counts as a success when that error is at most ``success`` (1e-3).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .._validation import check_positive_int
+from ..attention import attention
+from ..heads import Heads
+from ..inputs import boolean_inputs
+from ..training import train
+from ._common import SculptError, check_data, check_heads, check_m
+from .instances import planted_instance
+from .learn import learn
+from .polish import lbfgs_restarts, polish_from_random
+
+METHODS = ("sculpt + polish", "sculpt, no polish", "polish from random", "L-BFGS restarts", "Adam")
+
+
+def relative_test_error(heads: Heads, X_test, Y_test) -> float:
+    """Relative error ``||F_hat(X) - Y|| / ||Y||`` on held-out examples.
+
+    Examples
+    --------
+    >>> from attnlib.sculpt.compare import relative_test_error
+    >>> heads = random_heads(1, 3, rng=0)
+    >>> X = boolean_inputs(10, 3, 3, rng=1)
+    >>> relative_test_error(heads, X, attention(X, heads))
+    0.0
+    """
+    heads = check_heads(heads)
+    X_test, Y_test = check_data(X_test, Y_test, boolean=False, d=heads.d)
+    return float(np.linalg.norm(attention(X_test, heads) - Y_test) / np.linalg.norm(Y_test))
+
+
+def compare_methods(X, Y, m: int, X_test, Y_test, *, methods=METHODS, restarts: int = 5, adam_epochs: int = 1000,
+                    adam_lr: float = 0.02, rng=None) -> dict:
+    """Run each method on the same data; report test error and wall-clock time.
+
+    Parameters
+    ----------
+    X, Y : array_like of shape (N, n, d)
+        Training examples (X on the hypercube).
+    m : int
+    X_test, Y_test : array_like of shape (N_test, n, d)
+    methods : sequence of str
+        Any of ``"sculpt + polish"``, ``"sculpt, no polish"`` (the phase-5
+        candidate of the same run), ``"polish from random"`` (the same
+        Levenberg-Marquardt polish from up to ``restarts`` random starts),
+        ``"L-BFGS restarts"`` and ``"Adam"`` (:func:`attnlib.train`, full batch).
+    restarts : int, default 5
+    adam_epochs : int, default 1000
+    adam_lr : float, default 0.02
+    rng : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    dict of str -> dict
+        Per method: ``"error"`` (relative test error; ``nan`` if the method
+        raised), ``"seconds"`` and, for sculpting, ``"failed_phase"`` (None if
+        none) and the ``"report"`` of :func:`learn`.
+    """
+    rng = np.random.default_rng(rng)
+    X, Y = check_data(X, Y)
+    m = check_m(m)
+    restarts = check_positive_int("restarts", restarts)
+    unknown = set(methods) - set(METHODS)
+    if unknown:
+        raise ValueError(f"unknown methods {sorted(unknown)}; choose from {METHODS}")
+    out: dict = {}
+    streams = dict(zip(METHODS, rng.spawn(len(METHODS)), strict=True))
+    if {"sculpt + polish", "sculpt, no polish"} & set(methods):
+        start = time.perf_counter()
+        failed, heads, pre = None, None, None
+        try:
+            result = learn(X, Y, m, rng=streams["sculpt + polish"], tol=1e9)
+            heads, report = result.heads, result.report
+        except SculptError as err:
+            failed, report = err.phase, err.report or {}
+        total = time.perf_counter() - start
+        pre = report.get("pre_polish_heads")
+        polish_seconds = report.get("seconds", {}).get("polish", 0.0)
+        if "sculpt + polish" in methods:
+            out["sculpt + polish"] = {
+                "error": relative_test_error(heads, X_test, Y_test) if heads is not None else float("nan"),
+                "seconds": total, "failed_phase": failed, "report": report}
+        if "sculpt, no polish" in methods:
+            out["sculpt, no polish"] = {
+                "error": relative_test_error(pre, X_test, Y_test) if pre is not None else float("nan"),
+                "seconds": total - polish_seconds, "failed_phase": failed if pre is None else None}
+    if "polish from random" in methods:
+        heads, info = polish_from_random(X, Y, m, restarts=restarts, rng=streams["polish from random"])
+        out["polish from random"] = {"error": relative_test_error(heads, X_test, Y_test), "seconds": info["seconds"],
+                                     "restarts": info["restarts"]}
+    if "L-BFGS restarts" in methods:
+        heads, info = lbfgs_restarts(X, Y, m, restarts=restarts, rng=streams["L-BFGS restarts"])
+        out["L-BFGS restarts"] = {"error": relative_test_error(heads, X_test, Y_test), "seconds": info["seconds"],
+                                  "restarts": info["restarts"]}
+    if "Adam" in methods:
+        res = train(X, Y, m, epochs=adam_epochs, lr=adam_lr, schedule="cosine", rng=streams["Adam"])
+        out["Adam"] = {"error": relative_test_error(res.heads, X_test, Y_test), "seconds": res.seconds}
+    return {name: out[name] for name in methods}
+
+
+def sweep(scales, sizes, *, seeds: int = 3, m: int = 2, d: int = 4, n: int = 3, shared: float = 0.6,
+          methods=METHODS, success: float = 1e-3, rng=None, **kwargs) -> dict:
+    """Success rate of each method over planted instances of varying sharpness and sample size.
+
+    Parameters
+    ----------
+    scales : sequence of float
+        ``scale`` of :func:`planted_instance` (``||Theta_i||_F``); outside the
+        conditions' norm window the instances are drawn anyway (``check=False``).
+    sizes : sequence of int
+        Numbers of training examples.
+    seeds : int, default 3
+    m, d, n, shared
+        The planted instances.
+    methods : sequence of str
+    success : float, default 1e-3
+    rng : int, numpy.random.Generator or None
+    **kwargs
+        Passed to :func:`compare_methods`.
+
+    Returns
+    -------
+    dict
+        ``"success"``: method -> ndarray (len(scales), len(sizes)) of success
+        rates; ``"errors"`` and ``"seconds"``: method -> ndarray (len(scales),
+        len(sizes), seeds).
+    """
+    rng = np.random.default_rng(rng)
+    seeds = check_positive_int("seeds", seeds)
+    shape = (len(scales), len(sizes), seeds)
+    errors = {k: np.full(shape, np.nan) for k in methods}
+    seconds = {k: np.full(shape, np.nan) for k in methods}
+    for a, scale in enumerate(scales):
+        for b, N in enumerate(sizes):
+            for s in range(seeds):
+                g = rng.spawn(1)[0]
+                teacher = planted_instance(m, d, scale=float(scale), shared=shared, check=False, rng=g)
+                X = boolean_inputs(int(N), n, d, rng=g)
+                X_test = boolean_inputs(2000, n, d, rng=g)
+                res = compare_methods(X, attention(X, teacher), m, X_test, attention(X_test, teacher),
+                                      methods=methods, rng=g, **kwargs)
+                for k in methods:
+                    errors[k][a, b, s] = res[k]["error"]
+                    seconds[k][a, b, s] = res[k]["seconds"]
+    rates = {k: np.mean(np.nan_to_num(errors[k], nan=np.inf) <= success, axis=2) for k in methods}
+    return {"success": rates, "errors": errors, "seconds": seconds}

@@ -1,0 +1,115 @@
+"""Measurements of what each phase knows, against a planted layer (for chapters 7-9 and the benchmark)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..attention import attention
+from ..heads import Heads
+from ..inputs import boolean_inputs
+from ._common import SculptError, check_heads, cosine, relative
+from .compare import relative_test_error
+from .instances import min_norm_point, planted_instance
+from .learn import sculpt
+from .phases import crude_sum_W, slice_curve
+from .single_head import learn_single_head
+from .span import span_alignment
+
+
+def phase_diagnostics(report: dict, teacher: Heads, X_test, Y_test) -> dict:
+    """Turn a :func:`learn` report into the numbers :func:`attnlib.viz_sculpt.plot_phase_report` draws.
+
+    Parameters
+    ----------
+    report : dict
+        ``learn(...).report``, or the partial report of a :class:`SculptError`.
+    teacher : Heads
+        The planted layer.
+    X_test, Y_test : array_like of shape (N, n, d)
+
+    Returns
+    -------
+    dict
+        ``"sum_W"``: relative errors of the estimates of sum_i W_i (crude, phase 1,
+        phase-3 slices, final); ``"geometry"``: cosine of the proxy with
+        Theta_star, alignment of the phase-4 span with the offsets
+        ``Theta_i - Theta_star``, and the same for a random span (expected
+        value ``sqrt((m - 1) / (d^2 - 1))``); ``"errors"``: relative test errors
+        of the candidates, the pre-polish layer and the final one; ``"seconds"``.
+        Entries the report lacks (a failed phase) are left out.
+    """
+    teacher = check_heads(teacher)
+    S = teacher.W.sum(axis=0)
+    star, _ = min_norm_point(teacher.Theta)
+    out: dict = {"sum_W": {}, "geometry": {}, "errors": {}, "seconds": dict(report.get("seconds", {}))}
+    phase1 = report.get("phase1", {})
+    if "crude" in phase1.get("candidates", {}):
+        out["sum_W"]["crude"] = relative(phase1["candidates"]["crude"], S)
+    for key, label in (("sum_W_phase1", "phase 1"), ("sum_W_slice", "phase 3"), ("sum_W", "final")):
+        if report.get(key) is not None:
+            out["sum_W"][label] = relative(report[key], S)
+    if "proxy" in report:
+        out["geometry"]["proxy cosine"] = abs(cosine(report["proxy"], star))
+    if "span" in report and teacher.m > 1:
+        out["geometry"]["span"] = float(np.mean(span_alignment(report["span"], teacher.Theta)["offsets"]))
+        d, m = teacher.d, teacher.m
+        out["geometry"]["random span"] = float(np.sqrt((m - 1) / (d * d - 1)))
+    for key, label in (("face_candidate", "face"), ("net_candidate", "net"), ("pre_polish_heads", "pre-polish"),
+                       ("heads", "final")):
+        if report.get(key) is not None:
+            out["errors"][label] = relative_test_error(report[key], X_test, Y_test)
+    return out
+
+
+def single_head_curve(X, Y, head: Heads, sizes) -> tuple[np.ndarray, np.ndarray]:
+    """Relative errors of W and Theta learned from the first N examples, for each N in ``sizes``.
+
+    A size at which :func:`learn_single_head` raises (too few examples) gets error 1.
+
+    Examples
+    --------
+    >>> from attnlib.sculpt.diagnostics import single_head_curve
+    >>> head = random_heads(1, 4, rng=0)
+    >>> X = boolean_inputs(40, 3, 4, rng=1)
+    >>> err_W, err_T = single_head_curve(X, attention(X, head), head, [2, 40])
+    >>> float(err_W[0]), bool(err_W[1] < 1e-8)
+    (1.0, True)
+    """
+    head = check_heads(head)
+    err_W, err_T = [], []
+    for N in sizes:
+        try:
+            learned = learn_single_head(X[:N], Y[:N])
+            err_W.append(relative(learned.W, head.W))
+            err_T.append(relative(learned.Theta, head.Theta))
+        except SculptError:
+            err_W.append(1.0)
+            err_T.append(1.0)
+    return np.array(err_W), np.array(err_T)
+
+
+def slice_threshold_data(scale: float, shared: float, *, d: int = 4, n: int = 3, N: int = 3000, quantiles=None,
+                         rng=None) -> tuple[dict, float]:
+    """Curves for :func:`attnlib.viz_sculpt.plot_slice_threshold` on one fresh planted instance.
+
+    Returns
+    -------
+    curves : dict
+        ``"true Theta*"`` and, if sculpting succeeds, ``"sculpted proxy"``: the
+        relative error of the slice regression at each slice size.
+    crude : float
+        Relative error of the crude estimate on the same data.
+    """
+    g = np.random.default_rng(rng)
+    quantiles = np.geomspace(0.003, 0.5, 10) if quantiles is None else np.asarray(quantiles, dtype=float)
+    heads = planted_instance(2, d, scale=scale, shared=shared, check=False, rng=g)
+    X = boolean_inputs(N, n, d, rng=g)
+    Y = attention(X, heads)
+    S = heads.W.sum(axis=0)
+    curves = {"true Theta*": slice_curve(X, Y, min_norm_point(heads.Theta)[0], S, quantiles)}
+    try:
+        curves["sculpted proxy"] = slice_curve(X, Y, sculpt(X, Y)["proxy"], S, quantiles)
+    except SculptError:
+        pass
+    return curves, relative(crude_sum_W(X, Y), S)
+

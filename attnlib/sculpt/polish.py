@@ -1,0 +1,212 @@
+"""Local optimisation on the exact loss: the optional polish of phase 5, and the baselines it is compared with.
+
+:func:`polish` is Levenberg-Marquardt (scipy's MINPACK) on the residuals
+``F(X) - Y`` with the exact Jacobian. Chapter 9 runs the same polish from the
+sculpted candidate and from random starts, and compares both with L-BFGS with
+restarts (:func:`lbfgs_restarts`) and Adam (:func:`attnlib.train`).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .._validation import check_positive_int
+from ..attention import _forward
+from ..heads import Heads, random_heads
+from ..training import _loss_grad
+from ._common import check_data, check_heads, check_m
+
+
+def _unpack(theta: np.ndarray, m: int, d: int) -> tuple[np.ndarray, np.ndarray]:
+    half = m * d * d
+    return theta[:half].reshape(m, d, d), theta[half:].reshape(m, d, d)
+
+
+def residual_jacobian(X, Theta, W) -> np.ndarray:
+    """The Jacobian of ``F(X)`` (flattened) with respect to ``(Theta, W)`` (flattened).
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, n, d)
+    Theta, W : ndarray of shape (m, d, d)
+
+    Returns
+    -------
+    J : ndarray of shape (N n d, 2 m d^2)
+        Columns: all entries of Theta (head, row, column), then all of W.
+
+    Notes
+    -----
+    With ``V_i = X W_i`` and ``Abar_i = A_i V_i``,
+    ``dF[a, q] / dTheta_i[p, r] = x_a[p] sum_b A_i[a, b] (V_i[b, q] - Abar_i[a, q]) x_b[r]``
+    and ``dF[a, q] / dW_i[p, s] = (A_i X)[a, p] [q = s]``.
+
+    Examples
+    --------
+    >>> from attnlib.sculpt import residual_jacobian
+    >>> heads = random_heads(2, 3, rng=0)
+    >>> residual_jacobian(boolean_inputs(5, 4, 3, rng=1), heads.Theta, heads.W).shape
+    (60, 36)
+    """
+    N, n, d = X.shape
+    m = Theta.shape[0]
+    _, A, AX = _forward(X, Theta, W, "softmax", False)  # A (N, m, n, n), AX (N, m, n, d)
+    V = np.einsum("Nbp,ipq->Nibq", X, W)  # (N, m, n, d)
+    Abar = np.matmul(A, V)  # (N, m, n, d)
+    G = np.einsum("Niab,Nibq,Nbr->Niaqr", A, V, X) - Abar[..., :, None] * AX[..., None, :]  # (N, m, a, q, r)
+    J_theta = np.einsum("Nap,Niaqr->Naqipr", X, G).reshape(N * n * d, m * d * d)
+    J_W = np.einsum("Niap,qs->Naqips", AX, np.eye(d)).reshape(N * n * d, m * d * d)
+    return np.hstack([J_theta, J_W])
+
+
+def polish(X, Y, heads: Heads, *, max_examples: int | None = None, max_nfev: int = 200) -> tuple[Heads, dict]:
+    """Levenberg-Marquardt on the exact squared loss, started from ``heads``.
+
+    Parameters
+    ----------
+    X : array_like of shape (N, n, d)
+    Y : array_like of shape (N, n, d)
+    heads : Heads
+        Starting point.
+    max_examples : int, optional
+        Fit on the first ``max_examples`` examples (the Jacobian has ``N n d``
+        rows and ``2 m d^2`` columns). Default: enough for 30 residuals per
+        parameter, at least 200 examples.
+    max_nfev : int, default 200
+        Limit on evaluations.
+
+    Returns
+    -------
+    heads : Heads
+    info : dict
+        ``"residual"`` (relative, on the examples used), ``"nfev"``, ``"seconds"``.
+
+    Examples
+    --------
+    >>> from attnlib.sculpt import polish
+    >>> teacher = random_heads(1, 3, scale=2.0, rng=0)
+    >>> X = boolean_inputs(100, 3, 3, rng=1)
+    >>> start = Heads(teacher.Theta + 0.1, teacher.W - 0.1)
+    >>> heads, info = polish(X, attention(X, teacher), start)
+    >>> bool(info["residual"] < 1e-8)
+    True
+    """
+    from scipy.optimize import least_squares
+
+    X, Y = check_data(X, Y, boolean=False)
+    heads = check_heads(heads, X.shape[-1])
+    m, d = heads.m, heads.d
+    N, n, _ = X.shape
+    if max_examples is None:
+        max_examples = max(200, -(-30 * 2 * m * d * d // (n * d)))
+    max_examples = check_positive_int("max_examples", max_examples)
+    max_nfev = check_positive_int("max_nfev", max_nfev)
+    X, Y = X[:max_examples], Y[:max_examples]
+    target = Y.ravel()
+    norm = float(np.linalg.norm(target))
+
+    def fun(theta):
+        Theta, W = _unpack(theta, m, d)
+        return _forward(X, Theta, W, "softmax", False)[0].ravel() - target
+
+    def jac(theta):
+        return residual_jacobian(X, *_unpack(theta, m, d))
+
+    start = time.perf_counter()
+    x0 = np.concatenate([heads.Theta.ravel(), heads.W.ravel()])
+    with np.errstate(over="ignore", invalid="ignore"):
+        res = least_squares(fun, x0, jac=jac, method="lm", max_nfev=max_nfev, xtol=1e-15, ftol=1e-15, gtol=1e-15)
+    seconds = time.perf_counter() - start
+    Theta, W = _unpack(res.x, m, d)
+    return Heads(Theta, W), {
+        "residual": float(np.linalg.norm(res.fun) / norm),
+        "nfev": int(res.nfev),
+        "seconds": seconds,
+    }
+
+
+def polish_from_random(X, Y, m: int, *, restarts: int = 1, init_scale: float = 1.0, tol: float = 1e-6,
+                       max_examples: int | None = None, max_nfev: int = 200, rng=None) -> tuple[Heads, dict]:
+    """The same polish started from random heads, restarting until the residual is below ``tol``.
+
+    Returns
+    -------
+    heads : Heads
+        The best run.
+    info : dict
+        ``"residual"``, ``"restarts"`` (runs made), ``"seconds"`` (total).
+    """
+    rng = np.random.default_rng(rng)
+    X, Y = check_data(X, Y, boolean=False)
+    m = check_m(m)
+    restarts = check_positive_int("restarts", restarts)
+    best, best_info, total, runs = None, None, 0.0, 0
+    for _ in range(restarts):
+        runs += 1
+        start = random_heads(m, X.shape[-1], scale=init_scale, rng=rng)
+        heads, info = polish(X, Y, start, max_examples=max_examples, max_nfev=max_nfev)
+        total += info["seconds"]
+        if best is None or info["residual"] < best_info["residual"]:
+            best, best_info = heads, info
+        if best_info["residual"] <= tol:
+            break
+    return best, {"residual": best_info["residual"], "restarts": runs, "seconds": total}
+
+
+def lbfgs_restarts(X, Y, m: int, *, restarts: int = 5, init_scale: float = 1.0, tol: float = 1e-12,
+                   maxiter: int = 2000, max_examples: int = 1000, rng=None) -> tuple[Heads, dict]:
+    """L-BFGS (scipy) on the mean squared loss from random starts, keeping the best run.
+
+    Stops early once the loss is below ``tol`` times the mean squared label.
+
+    Returns
+    -------
+    heads : Heads
+    info : dict
+        ``"residual"`` (relative, on the examples used), ``"restarts"``, ``"seconds"``.
+
+    Examples
+    --------
+    >>> from attnlib.sculpt import lbfgs_restarts
+    >>> teacher = random_heads(1, 3, scale=1.0, rng=0)
+    >>> X = boolean_inputs(100, 3, 3, rng=1)
+    >>> heads, info = lbfgs_restarts(X, attention(X, teacher), 1, restarts=2, rng=2)
+    >>> bool(info["residual"] < 1e-3)
+    True
+    """
+    from scipy.optimize import minimize
+
+    rng = np.random.default_rng(rng)
+    X, Y = check_data(X, Y, boolean=False)
+    X, Y = X[:max_examples], Y[:max_examples]
+    m = check_m(m)
+    restarts = check_positive_int("restarts", restarts)
+    d = X.shape[-1]
+    scale = float(np.mean(Y**2))
+
+    def fun(theta):
+        Theta, W = _unpack(theta, m, d)
+        loss, dTheta, dW = _loss_grad(X, Y, False, Theta, W, "softmax", False)
+        return loss, np.concatenate([dTheta.ravel(), dW.ravel()])
+
+    start = time.perf_counter()
+    best, best_loss, runs = None, np.inf, 0
+    for _ in range(restarts):
+        runs += 1
+        init = random_heads(m, d, scale=init_scale, rng=rng)
+        x0 = np.concatenate([init.Theta.ravel(), init.W.ravel()])
+        with np.errstate(over="ignore", invalid="ignore"):
+            res = minimize(fun, x0, jac=True, method="L-BFGS-B",
+                           options={"maxiter": maxiter, "ftol": 1e-20, "gtol": 1e-14})
+        if res.fun < best_loss:
+            best, best_loss = res.x, float(res.fun)
+        if best_loss <= tol * scale:
+            break
+    Theta, W = _unpack(best, m, d)
+    return Heads(Theta, W), {
+        "residual": float(np.sqrt(best_loss / scale)),
+        "restarts": runs,
+        "seconds": time.perf_counter() - start,
+    }

@@ -1,0 +1,50 @@
+"""Tests for attnlib.sculpt.polish: the exact Jacobian, Levenberg-Marquardt and the baselines."""
+
+import numpy as np
+import pytest
+
+from attnlib import Heads, attention, boolean_inputs, random_heads
+from attnlib.sculpt import lbfgs_restarts, polish, polish_from_random, residual_jacobian
+
+
+def test_jacobian_matches_central_differences():
+    rng = np.random.default_rng(0)
+    heads = random_heads(2, 3, scale=2.0, rng=rng)
+    X = boolean_inputs(4, 3, 3, rng=rng)
+    J = residual_jacobian(X, heads.Theta, heads.W)
+    theta = np.concatenate([heads.Theta.ravel(), heads.W.ravel()])
+    h = 1e-6
+    for k in range(len(theta)):
+        plus, minus = theta.copy(), theta.copy()
+        plus[k] += h
+        minus[k] -= h
+        f = [attention(X, Heads(v[:18].reshape(2, 3, 3), v[18:].reshape(2, 3, 3))).ravel() for v in (plus, minus)]
+        np.testing.assert_allclose(J[:, k], (f[0] - f[1]) / (2 * h), atol=1e-7)
+
+
+def test_polish_converges_from_a_nearby_start():
+    rng = np.random.default_rng(1)
+    teacher = random_heads(2, 4, scale=3.0, rng=rng)
+    X = boolean_inputs(300, 3, 4, rng=rng)
+    start = Heads(teacher.Theta + 0.05 * rng.normal(size=(2, 4, 4)), teacher.W + 0.05 * rng.normal(size=(2, 4, 4)))
+    heads, info = polish(X, attention(X, teacher), start)
+    assert info["residual"] < 1e-8 and info["nfev"] >= 1
+
+
+def test_random_restarts_and_lbfgs_report_their_work():
+    rng = np.random.default_rng(2)
+    teacher = random_heads(1, 3, scale=1.0, rng=rng)
+    X = boolean_inputs(200, 3, 3, rng=rng)
+    Y = attention(X, teacher)
+    heads, info = polish_from_random(X, Y, 1, restarts=3, rng=3)
+    assert info["residual"] < 1e-6 and 1 <= info["restarts"] <= 3
+    heads, info = lbfgs_restarts(X, Y, 1, restarts=2, rng=4)
+    assert info["residual"] < 1e-3 and info["seconds"] > 0
+
+
+def test_errors():
+    X = boolean_inputs(10, 3, 4, rng=0)
+    with pytest.raises(ValueError, match="d=3"):
+        polish(X, X, random_heads(1, 3, rng=0))
+    with pytest.raises(ValueError, match="positive integer"):
+        polish_from_random(X, X, 0)
