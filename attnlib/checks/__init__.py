@@ -30,6 +30,7 @@ from .rkhs import (
     check_parameter_map,
     check_second_moment,
 )
+from .sculpt import check_fit_W, check_halfspaces, check_logit_gaps
 from .training import check_gradient_descent, check_linear_attention_gradient
 
 __all__ = [
@@ -51,6 +52,10 @@ __all__ = [
     "check_second_moment",
     # automata (chapter 6)
     "check_accepting_lookup",
+    # sculpt: softmax attention on the hypercube, the book's reconstruction (chapters 7-9)
+    "check_logit_gaps",
+    "check_halfspaces",
+    "check_fit_W",
     # lower bounds and Fourier analysis (chapters 10-11)
     "check_parity_coefficients",
     "check_parity_learner",

@@ -1,0 +1,121 @@
+"""Tests for attnlib.checks.sculpt: independent references pass, plausible mistakes fail with a specific message.
+
+The references are loops over tokens and examples written from the definitions,
+never attnlib.sculpt.
+"""
+
+import numpy as np
+import pytest
+
+from attnlib.checks import CheckFailure, check_fit_W, check_halfspaces, check_logit_gaps
+
+
+def good_gaps(X, Theta):
+    N, n, _ = X.shape
+    G = np.zeros((N, n, n, n))
+    for i in range(N):
+        for a in range(n):
+            for b in range(n):
+                for c in range(n):
+                    G[i, a, b, c] = X[i, a] @ Theta @ (X[i, b] - X[i, c])
+    return G
+
+
+def softmax_rows(S):
+    E = np.exp(S - S.max(axis=-1, keepdims=True))
+    return E / E.sum(axis=-1, keepdims=True)
+
+
+def design(X, Theta):
+    """Rows of [A_1 X | ... | A_m X] for every example and position, by a loop over examples."""
+    blocks = []
+    for x in X:
+        blocks.append(np.hstack([softmax_rows(x @ T @ x.T) @ x for T in Theta]))
+    return np.vstack(blocks)                                       # (N n, m d)
+
+
+def good_fit_W(X, Y, Theta):
+    D = design(X, Theta)
+    y = Y.reshape(-1, Y.shape[-1])
+    W = np.linalg.solve(D.T @ D, D.T @ y)
+    return W.reshape(len(Theta), X.shape[-1], X.shape[-1]), np.linalg.norm(D @ W - y) / np.linalg.norm(y)
+
+
+def good_halfspaces(X, e, a, b):
+    found = {}
+    for i, q, t in zip(e, a, b, strict=True):
+        for c in range(X.shape[1]):
+            if not np.array_equal(X[i, c], X[i, t]):
+                Z = np.outer(X[i, q], X[i, t] - X[i, c]) + 0.0        # + 0.0 turns -0.0 into 0.0
+                found[Z.tobytes()] = Z
+    d = X.shape[-1]
+    return np.array(list(found.values()))[::-1].reshape(-1, d, d)   # in any order
+
+
+def test_references_pass(capsys):
+    check_logit_gaps(good_gaps)
+    check_fit_W(good_fit_W)
+    check_halfspaces(good_halfspaces)
+    assert capsys.readouterr().out.splitlines() == [
+        "check_logit_gaps: all 4 cases passed.",
+        "check_fit_W: all 4 cases passed.",
+        "check_halfspaces: all 4 cases passed.",
+    ]
+
+
+def test_reference_gaps_are_log_ratios_of_softmax_weights():
+    rng = np.random.default_rng(0)
+    X, Theta = rng.choice([-1.0, 1.0], size=(2, 3, 4)), rng.normal(size=(4, 4))
+    A = np.array([softmax_rows(x @ Theta @ x.T) for x in X])
+    np.testing.assert_allclose(good_gaps(X, Theta), np.log(A)[:, :, :, None] - np.log(A)[:, :, None, :], atol=1e-10)
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (lambda X, Theta: good_gaps(X, Theta.T), r"'Boolean, N=3, n=3, d=4'.*G at index"),                # Theta^T
+    (lambda X, Theta: -good_gaps(X, Theta), r"'Boolean, N=3, n=3, d=4'.*G at index"),                # c - b
+    (lambda X, Theta: good_gaps(X, Theta).swapaxes(1, 2), r"'Boolean, N=3, n=3, d=4'.*G at index"),  # query last
+    (lambda X, Theta: good_gaps(X, Theta)[:, :, :, 0], r"G has shape \(3, 3, 3\); expected shape \(3, 3, 3, 3\)"),
+])
+def test_logit_gaps_check_rejects(wrong, message):
+    with pytest.raises(CheckFailure, match=r"check_logit_gaps: .*" + message):
+        check_logit_gaps(wrong)
+
+
+def per_head(X, Y, Theta):
+    """Fits each head on its own: wrong as soon as there are two heads."""
+    out = [good_fit_W(X, Y, Theta[i:i + 1])[0][0] for i in range(len(Theta))]
+    W = np.array(out)
+    D = design(X, Theta)
+    y = Y.reshape(-1, Y.shape[-1])
+    return W, np.linalg.norm(D @ W.reshape(-1, X.shape[-1]) - y) / np.linalg.norm(y)
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (lambda X, Y, Theta: (good_fit_W(X, Y, Theta)[0].swapaxes(1, 2), good_fit_W(X, Y, Theta)[1]),
+     r"'the true Theta of two heads, d=3'.*W at index"),                                              # W^T
+    (per_head, r"'the true Theta of two heads, d=3'.*W at index"),
+    (lambda X, Y, Theta: (good_fit_W(X, Y, Theta)[0], good_fit_W(X, Y, Theta)[1] ** 2),
+     r"'one head, noisy labels, d=4'.*residual"),                                                    # squared
+    (lambda X, Y, Theta: good_fit_W(X, Y, Theta)[0], r"expected 2 outputs \(W, residual\)"),
+    (lambda X, Y, Theta: good_fit_W(X, Y, np.swapaxes(Theta, 1, 2)), r"'the true Theta of two heads, d=3'"),
+])
+def test_fit_W_check_rejects(wrong, message):
+    with pytest.raises(CheckFailure, match=r"check_fit_W: .*" + message):
+        check_fit_W(wrong)
+
+
+def with_zero_normals(X, e, a, b):
+    Z = [np.outer(X[i, q], X[i, t] - X[i, c]) for i, q, t in zip(e, a, b, strict=True) for c in range(X.shape[1])]
+    return np.unique(np.array(Z).reshape(len(Z), -1), axis=0).reshape(-1, X.shape[-1], X.shape[-1])
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (with_zero_normals, r"a normal is the zero matrix: skip competitors c with x_c = x_b"),
+    (lambda X, e, a, b: np.concatenate([good_halfspaces(X, e, a, b)] * 2), r"hold only \d+ distinct ones"),
+    (lambda X, e, a, b: good_halfspaces(X, e, a, b).swapaxes(1, 2), r"'six rows, n=3, d=3'.*sorted normals"),
+    (lambda X, e, a, b: good_halfspaces(X, e, b, a), r"'six rows, n=3, d=3'"),                    # roles swapped
+    (lambda X, e, a, b: good_halfspaces(X, e[:1], a[:1], b[:1]), r"you returned \d+ distinct normals; expected"),
+])
+def test_halfspaces_check_rejects(wrong, message):
+    with pytest.raises(CheckFailure, match=r"check_halfspaces: .*" + message):
+        check_halfspaces(wrong)
