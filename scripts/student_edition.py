@@ -35,6 +35,10 @@ def student_config() -> dict:
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     config["title"] = f"{config['title']} (student edition)"
     config.setdefault("sphinx", {}).setdefault("config", {})["hide_solutions"] = True
+    # Jupyter Book resolves local extension paths against the config file, which lives in a
+    # temporary folder here: make them absolute.
+    local = config["sphinx"].get("local_extensions") or {}
+    config["sphinx"]["local_extensions"] = {name: str((ROOT / path).resolve()) for name, path in local.items()}
     return config
 
 
@@ -74,8 +78,11 @@ def _normalise(text: str) -> str:
 
 
 def public_text(root: Path = ROOT) -> str:
-    """Everything a student may see: the sources with the solution blocks cut out."""
-    return " ".join(_normalise(SOLUTION.sub(" ", markdown) + "\n" + code) for markdown, code in _sources(root))
+    """Everything a student may see: the sources with the solution blocks cut out, and the
+    library, whose docstrings make up the API reference."""
+    library = [_normalise(path.read_text()) for path in sorted((root / "attnlib").rglob("*.py"))]
+    book = [_normalise(SOLUTION.sub(" ", markdown) + "\n" + code) for markdown, code in _sources(root)]
+    return " ".join(book + library)
 
 
 def fingerprints(body: str) -> list[str]:

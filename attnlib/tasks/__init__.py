@@ -1,0 +1,26 @@
+"""Tasks with known answers: data generators that also return the exact solution.
+
+Each submodule builds inputs for a task that an attention layer can solve, the
+heads that solve it, and the targets those heads produce, so that a learner's
+output can be checked against the truth. Submodules are imported on first use
+(``attnlib.tasks.associative_memory`` works after ``import attnlib.tasks``).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_SUBMODULES = (
+    "associative_memory",
+    "automata", "turing",
+)
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'attnlib.tasks' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_SUBMODULES))

@@ -1,0 +1,249 @@
+"""Associative memory: look up a value by its key with one head of linear attention.
+
+A sequence holds m key-value pairs and a query (Yau et al. 2025, §4.2, eq. 13,
+in the book's row convention: rows are tokens, d = 2m):
+
+    X = [[k_1, v_1], ..., [k_m, v_m], [q, zeta]]       shape (m + 1, 2m)
+
+The query q is one of the keys, chosen uniformly, and zeta is Gaussian filler.
+One head, ``Theta = [[I, 0], [0, 0]]`` and ``W = [[0, 0], [0, I]]``, reads
+
+    y = [0, sum_j <q, k_j> v_j + ||q||^2 zeta]
+
+at the last token. The paper's eq. 14 omits the last term, but the query
+token is itself one of the tokens attended to, so the layer computes it; the
+targets here are what the layer computes. With orthonormal keys and q = k_i
+this is ``v_i + zeta``.
+
+Two sources of tables, as in the paper's Fig. 2:
+
+* Gaussian: keys and values i.i.d. N(0, I) (by default rescaled to unit norm,
+  as in the authors' code). The certificate is positive.
+* orthogonal: the keys are the columns of a fresh random orthogonal matrix, and
+  so are the values. The cubic features satisfy fixed polynomial identities,
+  so ``Lambda_D`` is singular: these data never identify the layer.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import check_positive_int
+from ..attention import attention
+from ..heads import Heads
+
+__all__ = ["Memories", "Sweep", "identifiability_sweep", "memory_heads", "sample_memories"]
+
+
+def memory_heads(m: int) -> Heads:
+    """The one-head linear attention layer that performs the lookup, for m pairs (d = 2m).
+
+    Examples
+    --------
+    >>> from attnlib.tasks.associative_memory import memory_heads
+    >>> heads = memory_heads(2)
+    >>> heads, heads.Theta[0].diagonal(), heads.W[0].diagonal()
+    (Heads(m=1, d=4), array([1., 1., 0., 0.]), array([0., 0., 1., 1.]))
+    """
+    m = check_positive_int("m", m)
+    Theta = np.zeros((2 * m, 2 * m))
+    W = np.zeros((2 * m, 2 * m))
+    Theta[:m, :m] = np.eye(m)  # the logit of the query on token t is <q, k_t>
+    W[m:, m:] = np.eye(m)  # and token t contributes its value half
+    return Heads(Theta, W)
+
+
+@dataclass(frozen=True, eq=False)
+class Memories:
+    """A batch of lookup tables with their answers.
+
+    Attributes
+    ----------
+    X : ndarray of shape (N, m + 1, 2m)
+        m key-value tokens then the query token ``[q, zeta]``.
+    Y : ndarray of shape (N, 2m)
+        The lookup layer's last-token output, ``[0, sum_j <q, k_j> v_j + ||q||^2 zeta]``.
+    heads : Heads
+        The layer that computes Y (:func:`memory_heads`).
+    query : ndarray of shape (N,)
+        Index of the key the query repeats.
+    orthogonal : ndarray of shape (N,), bool
+        Which tables come from the orthogonal source.
+    """
+
+    X: np.ndarray
+    Y: np.ndarray
+    heads: Heads
+    query: np.ndarray
+    orthogonal: np.ndarray
+
+    def __repr__(self) -> str:
+        N, n, d = self.X.shape
+        return f"Memories(N={N}, m={d // 2}, orthogonal_share={self.orthogonal.mean():.3g})"
+
+
+def _haar_orthogonal(N: int, m: int, rng) -> np.ndarray:
+    """N random orthogonal m x m matrices, uniform (Haar) on O(m)."""
+    Q, R = np.linalg.qr(rng.standard_normal((N, m, m)))
+    return Q * np.sign(np.diagonal(R, axis1=1, axis2=2))[:, None, :]
+
+
+def sample_memories(N: int, m: int, *, orthogonal_share: float = 0.0, unit_norm: bool = True,
+                    rng=None) -> Memories:
+    """Draw N lookup tables of m pairs, a share of them from the orthogonal source.
+
+    Parameters
+    ----------
+    N, m : int
+        Tables, and key-value pairs per table (token dimension d = 2m).
+    orthogonal_share : float in [0, 1], default 0
+        Fraction of tables (rounded to a whole number, at random positions)
+        whose keys and values are columns of random orthogonal matrices.
+    unit_norm : bool, default True
+        Rescale Gaussian keys and values to unit norm (the authors' code does;
+        the paper's text does not).
+    rng : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    Memories
+        ``.X``, ``.Y``, ``.heads``, ``.query``, ``.orthogonal``.
+
+    Examples
+    --------
+    >>> from attnlib.tasks.associative_memory import sample_memories
+    >>> data = sample_memories(100, 2, orthogonal_share=0.5, rng=0)
+    >>> data, data.X.shape, data.Y.shape
+    (Memories(N=100, m=2, orthogonal_share=0.5), (100, 3, 4), (100, 4))
+    """
+    rng = np.random.default_rng(rng)
+    N, m = check_positive_int("N", N), check_positive_int("m", m)
+    share = float(orthogonal_share)
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"orthogonal_share must lie in [0, 1]; received {orthogonal_share}")
+    orthogonal = np.zeros(N, dtype=bool)
+    orthogonal[rng.permutation(N)[: int(round(share * N))]] = True
+    keys = rng.standard_normal((N, m, m))  # keys[i, :, j] is key j of table i
+    values = rng.standard_normal((N, m, m))
+    if unit_norm:
+        keys /= np.linalg.norm(keys, axis=1, keepdims=True)
+        values /= np.linalg.norm(values, axis=1, keepdims=True)
+    k = int(orthogonal.sum())
+    if k:
+        keys[orthogonal] = _haar_orthogonal(k, m, rng)
+        values[orthogonal] = _haar_orthogonal(k, m, rng)
+    query = rng.integers(0, m, size=N)
+    q = keys[np.arange(N), :, query]  # (N, m)
+    zeta = rng.standard_normal((N, m))
+    X = np.empty((N, m + 1, 2 * m))
+    X[:, :m, :m] = keys.transpose(0, 2, 1)
+    X[:, :m, m:] = values.transpose(0, 2, 1)
+    X[:, m, :m] = q
+    X[:, m, m:] = zeta
+    heads = memory_heads(m)
+    Y = attention(X, heads, kind="linear")[:, -1]
+    return Memories(X, Y, heads, query, orthogonal)
+
+
+@dataclass(frozen=True, eq=False)
+class Sweep:
+    """Certificate against recovery over a range of orthogonal shares (the paper's Fig. 2).
+
+    Every array has one entry per share.
+
+    Attributes
+    ----------
+    shares : ndarray
+    lam_min : ndarray
+        Smallest eigenvalue of ``Lambda_D`` (0 where the rank is deficient).
+    rank : ndarray of int
+        Rank of ``Lambda_D``, out of psi = d^2 (d + 1) / 2.
+    distance : dict of str -> ndarray
+        ``||p(Theta) - p(Theta_hat)||_F`` for each solver: "minimum norm" (exact
+        least squares, minimum-norm minimiser), "exact" (the exact minimiser
+        gradient descent converges to from the random start) and "iterative"
+        (``steps`` gradient-descent steps from that start).
+    ood : dict of str -> ndarray
+        Mean squared error of each fit on fresh tables from the Gaussian source.
+    steps : int
+    """
+
+    shares: np.ndarray
+    lam_min: np.ndarray
+    rank: np.ndarray
+    distance: dict
+    ood: dict
+    steps: int
+
+    def __repr__(self) -> str:
+        return f"Sweep(shares={self.shares.size}, solvers={list(self.distance)}, steps={self.steps})"
+
+
+def identifiability_sweep(shares, *, N: int = 2**14, m: int = 2, steps: int = 1000, n_test: int = 2000,
+                          rng=None) -> Sweep:
+    """For each orthogonal share: certificate, distance to the truth, and out-of-distribution error.
+
+    Parameters
+    ----------
+    shares : array_like of floats in [0, 1]
+    N, m : int
+        Tables per data set and pairs per table (the code layout of the paper's
+        Fig. 2 is m = 2, N = 2**14).
+    steps : int
+        Budget of the iterative solver.
+    n_test : int
+        Fresh Gaussian-source tables for the out-of-distribution error.
+    rng : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    Sweep
+
+    Notes
+    -----
+    Every solver starts from the same random coefficients, of the same norm as
+    the truth's. Exact least squares is all-or-nothing: on full-rank data it
+    lands on the truth whatever the start, and on singular data it keeps the
+    start's component in the null space of ``Lambda_D``, which no amount of
+    data of that kind removes. A finite budget of gradient steps also leaves the
+    directions with small eigenvalues unlearned, so its distance grows
+    gradually as ``lam_min`` falls. The expected warnings about non-unique
+    minimisers are silenced; ``rank`` records them.
+
+    Examples
+    --------
+    >>> from attnlib.tasks.associative_memory import identifiability_sweep
+    >>> sweep = identifiability_sweep([0.0, 1.0], N=500, rng=0)
+    >>> sweep.rank.tolist(), bool(sweep.distance["exact"][0] < 1e-10), bool(sweep.distance["exact"][1] > 0.1)
+    ([40, 36], True, True)
+    """
+    from ..rkhs import certificate, fit_linear_attention, parameter_distance, parameter_map
+
+    rng = np.random.default_rng(rng)
+    shares = np.atleast_1d(np.asarray(shares, dtype=float))
+    steps = check_positive_int("steps", steps)
+    test = sample_memories(n_test, m, rng=rng)
+    heads = memory_heads(m)
+    truth = parameter_map(heads)
+    start = rng.standard_normal(truth.shape) * np.linalg.norm(truth) / np.sqrt(truth.size)
+    lam_min, rank = [], []
+    distance = {"minimum norm": [], "exact": [], "iterative": []}
+    ood = {key: [] for key in distance}
+    for share in shares:
+        data = sample_memories(N, m, orthogonal_share=share, rng=rng)
+        cert = certificate(data.X)
+        lam_min.append(cert.lam_min)
+        rank.append(cert.rank)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*not unique", category=RuntimeWarning)
+            fits = {"minimum norm": fit_linear_attention(data.X, data.Y),
+                    "exact": fit_linear_attention(data.X, data.Y, start=start)}
+        fits["iterative"] = fit_linear_attention(data.X, data.Y, steps=steps, start=start)
+        for key, fit in fits.items():
+            distance[key].append(parameter_distance(fit, heads))
+            ood[key].append(float(np.mean((fit.predict(test.X) - test.Y) ** 2)))
+    return Sweep(shares, np.array(lam_min), np.array(rank), {k: np.array(v) for k, v in distance.items()},
+                 {k: np.array(v) for k, v in ood.items()}, steps)

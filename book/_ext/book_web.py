@@ -1,0 +1,48 @@
+"""Sphinx fixes for the HTML pages of the book (loaded through ``_config.yml``).
+
+Two fixes, both found by ``tests/test_book_browser.py``:
+
+- Figures. The chapters are executed by the build in Jupyter kernels that inherit
+  the build's environment. With ``MPLBACKEND=Agg`` set (as ``.ci/run`` sets for the
+  tests) a kernel does not use matplotlib's inline backend, so every figure became
+  the text ``<Figure size ...>`` and the chapter pages had no pictures. The build
+  drops a non-inline ``MPLBACKEND`` before any kernel starts.
+- Scripts. sphinx-thebe 0.3.1 registers its inline configuration script
+  (``const THEBE_JS_URL = ...``) twice under Jupyter Book 1, so every page threw
+  "Identifier 'THEBE_JS_URL' has already been declared" in the browser console
+  (its filename is None once and "" once). Identical scripts are kept once per page.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def _key(script) -> tuple:
+    attributes = getattr(script, "attributes", {}) or {}
+    return str(getattr(script, "filename", script) or ""), tuple(sorted((k, str(v)) for k, v in attributes.items()))
+
+
+def drop_duplicate_scripts(app, pagename, templatename, context, doctree) -> None:
+    scripts = context.get("script_files")
+    if not scripts:
+        return
+    seen, unique = set(), []
+    for script in scripts:
+        key = _key(script)
+        if key not in seen:
+            seen.add(key)
+            unique.append(script)
+    context["script_files"] = unique
+
+
+def inline_figures_in_kernels() -> None:
+    backend = os.environ.get("MPLBACKEND", "")
+    if backend and "inline" not in backend:
+        del os.environ["MPLBACKEND"]
+
+
+def setup(app):
+    inline_figures_in_kernels()
+    app.connect("html-page-context", drop_duplicate_scripts, priority=900)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,355 @@
+"""The built book in a real browser, the way a reader meets it.
+
+Python Playwright drives Debian's Chromium (``/usr/bin/chromium``, or the path in
+``$CHROMIUM``; ``bash scripts/install_chromium.sh`` installs it). The test serves
+``_build/html`` on localhost, blocks every request to another host (so each page
+is also checked as an offline reader sees it), visits every page of the table of
+contents, and fails on
+
+- a JavaScript error, other than the few known requests to outside hosts
+  (``OUTSIDE`` below, listed in the README under "Reading offline");
+- a broken internal link or anchor, or an image that does not load;
+- raw MyST or directive text on the page (``{prf:``, ``{exercise}``, ``:::`` ...);
+- a chapter page showing fewer figures than its notebook has (e.g. a build whose
+  kernels did not use the inline backend);
+- math that MathJax (served with the book) did not typeset, or typeset with errors;
+- a widget output without the note that stands in for its live controls.
+
+It also types a query into the search box and switches to the dark theme. A
+full-page screenshot of every page lands in ``_build/screenshots/`` (git-ignored),
+with ``report.txt`` listing per page the blocked outside requests and any display
+math too wide for the text column (a warning, not a failure).
+
+Skipped with a message when the book is not built or Chromium is missing, except
+under ``BOOK_HTML_TESTS=required`` (``.ci/run``), where both are failures.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import threading
+import time
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from _site import HTML, ROOT, element_ids, image_outputs, is_chapter, require_build, skip_or_fail, toc_docnames
+
+try:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+except ImportError:  # the browser fixture skips (or fails in CI) with a message
+    PlaywrightTimeout = TimeoutError
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+DOCNAMES = toc_docnames()
+SHOTS = ROOT / "_build" / "screenshots"
+LAUNCH_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+LOCAL = {"127.0.0.1", "localhost"}
+# Requests to outside hosts that pages make and an offline reader cannot satisfy: the
+# ipywidgets manager (RequireJS and the html-manager bundle), loaded by chapters with
+# widgets. Anything else fails the test. Keep this list short and in the README.
+OUTSIDE = (
+    re.compile(r"https://cdnjs\.cloudflare\.com/ajax/libs/require\.js/[\d.]+/require\.min\.js"),
+    re.compile(r"https://cdn\.jsdelivr\.net/npm/@jupyter-widgets/html-manager@[\d.]+/dist/embed-amd\.js"),
+)
+RAW_MARKUP = re.compile(
+    r"\{(?:prf:\w+|exercise|solution|cite(?::\w+)?|ref|numref|eq|doc|term|math|py:\w+|glue(?::\w+)?"
+    r"|admonition|note|warning|tip|figure|image|code-cell|dropdown|bibliography|eval-rst)\}"
+    r"|:::|```|\\begin\{|\$\$",
+    re.M,
+)
+RAW_INLINE_MATH = re.compile(r"(?<![\w\\])\$[^$\s][^$\n]{0,80}?\$(?!\w)")
+
+
+def chromium_path() -> str | None:
+    for candidate in (os.environ.get("CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium"),
+                      shutil.which("chromium-browser")):
+        if candidate and Path(candidate).exists():
+            return candidate
+    return None
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def site():
+    """The built book served on localhost; yields its base URL."""
+    require_build()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(HTML)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:  # pragma: no cover
+        skip_or_fail("the playwright package is missing: `python -m pip install -r requirements.txt`")
+    executable = chromium_path()
+    if executable is None:
+        skip_or_fail("Chromium is not installed: run `bash scripts/install_chromium.sh` "
+                     "(or `sudo apt-get install chromium`), or set CHROMIUM=/path/to/chromium")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=LAUNCH_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def report():
+    """Collects what each page did; written to _build/screenshots/report.{json,txt} at the end."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    pages: dict[str, dict] = {}
+    yield pages
+    (SHOTS / "report.json").write_text(json.dumps(pages, indent=1, sort_keys=True))
+    lines = []
+    for name, info in pages.items():
+        outside = sorted(set(info.get("outside", [])))
+        lines.append(f"{name}: {info.get('seconds', 0):.1f} s, {len(outside)} outside request(s) blocked")
+        lines += [f"    {url}" for url in outside]
+        lines += [f"    display math wider than the text column (scrolls sideways): {w}"
+                  for w in info.get("wide_math", [])]
+    (SHOTS / "report.txt").write_text("\n".join(lines) + "\n")
+
+
+class Visit:
+    """One page opened in a fresh browser context with outside hosts blocked."""
+
+    def __init__(self, browser, url: str, *, color_scheme: str = "light"):
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=color_scheme)
+        self.context.route("**/*", self._route)
+        self.page = self.context.new_page()
+        self.outside: list[str] = []
+        self.errors: list[str] = []          # errors from the book's own pages and scripts
+        self.outside_errors: list[str] = []  # console errors caused by blocked outside requests
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda exc: self.errors.append(f"uncaught: {exc}"))
+        self.page.goto(url, wait_until="load", timeout=60_000)
+
+    def _route(self, route):
+        host = urlsplit(route.request.url).hostname
+        if route.request.url.startswith(("data:", "blob:")) or host in LOCAL:
+            route.continue_()
+        else:
+            self.outside.append(route.request.url)
+            route.abort("internetdisconnected")
+
+    def _console(self, msg):
+        if msg.type != "error":
+            return
+        where = (msg.location or {}).get("url", "")
+        text = f"{msg.text} [{where}]"
+        if where and urlsplit(where).hostname not in LOCAL:
+            self.outside_errors.append(text)
+        else:
+            self.errors.append(text)
+
+    def close(self):
+        self.context.close()
+
+
+def wait_for_math(page) -> bool:
+    """Wait for MathJax's first typesetting pass; False if the page loads no MathJax."""
+    if not page.evaluate("() => !!document.querySelector('script[src*=\"mathjax\" i]')"):
+        return False
+    try:
+        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=20_000)
+    except Exception:
+        return False
+    page.evaluate("() => MathJax.startup.promise")
+    return True
+
+
+def screenshot(page, path: Path) -> None:
+    """A full-page screenshot from the top, so the sticky header and sidebars sit where a reader sees them."""
+    page.evaluate("() => { window.scrollTo(0, 0); document.activeElement && document.activeElement.blur(); }")
+    page.wait_for_timeout(200)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path), full_page=True)
+
+
+INSPECT = r"""() => {
+  const main = document.querySelector("main") || document.body;
+  const clone = main.cloneNode(true);
+  clone.querySelectorAll("pre, code, script, style, textarea, mjx-container, .math, .highlight")
+       .forEach(e => e.remove());
+  const math = [...document.querySelectorAll("span.math, div.math")];
+  return {
+    images: [...document.images].map(i => ({
+      src: i.currentSrc || i.src, ok: i.complete && i.naturalWidth > 0,
+      output: !!i.closest(".cell_output, .output")})),
+    links: [...document.querySelectorAll("a[href]")].map(a => a.href),
+    ids: [...document.querySelectorAll("[id]")].map(e => e.id),
+    text: clone.textContent,
+    math: math.length,
+    untypeset: math.filter(m => !m.querySelector("mjx-container")).map(m => m.textContent.slice(0, 60)),
+    matherrors: [...document.querySelectorAll("mjx-merror, [data-mjx-error]")]
+                 .map(e => e.getAttribute("data-mjx-error") || e.textContent.slice(0, 60))
+                 .concat([...document.querySelectorAll('mjx-assistive-mml mtext[mathcolor="red"]')]
+                   .map(e => e.textContent).filter(t => t.startsWith("\\"))
+                   .map(t => `undefined macro ${t}`)),
+    wide: [...document.querySelectorAll('mjx-container[display="true"]')]
+          .filter(m => m.scrollWidth > m.clientWidth + 1)
+          .map(m => `${m.scrollWidth}px in ${m.clientWidth}px: ` +
+               (m.closest(".math") || m).textContent.replace(/\s+/g, " ").trim().slice(0, 50)),
+    widgets: document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length,
+    widgetnotes: document.querySelectorAll("p.widget-note").length,
+  };
+}"""
+
+
+def broken_links(links: list[str], base: str, here: str, ids_here: set[str]) -> list[str]:
+    broken = []
+    for href in links:
+        url = urlsplit(href)
+        if url.scheme not in ("http", "https") or url.netloc != urlsplit(base).netloc:
+            continue
+        path = unquote(url.path).lstrip("/")
+        target = HTML / path
+        if path == "" or path.endswith("/"):
+            target = target / "index.html"
+        if not target.is_file():
+            broken.append(f"{href} (no such file)")
+            continue
+        anchor = unquote(url.fragment)
+        if anchor and target.suffix == ".html":
+            ids = ids_here if target.resolve() == (HTML / here).resolve() else set()
+            if anchor not in ids and anchor not in element_ids(target):
+                broken.append(f"{href} (no element with id {anchor!r})")
+    return broken
+
+
+# --------------------------------------------------------------------------- the pages
+
+
+@pytest.mark.parametrize("docname", DOCNAMES)
+def test_page_reads_well(docname, site, browser, report):
+    start = time.perf_counter()
+    visit = Visit(browser, f"{site}{docname}.html")
+    page = visit.page
+    try:
+        mathjax = wait_for_math(page)
+        page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+        page.wait_for_load_state("networkidle", timeout=20_000)
+        info = page.evaluate(INSPECT)
+        screenshot(page, SHOTS / f"{docname}.png")
+    finally:
+        visit.close()
+    report[docname] = {"seconds": time.perf_counter() - start, "outside": visit.outside,
+                       "outside_errors": visit.outside_errors, "wide_math": info["wide"]}
+
+    problems = [f"console: {e}" for e in visit.errors]
+    unknown = sorted({u for u in visit.outside if not any(p.fullmatch(u) for p in OUTSIDE)})
+    problems += [f"request to an outside host that an offline reader cannot reach: {u}" for u in unknown]
+    problems += [f"broken link: {b}" for b in broken_links(info["links"], site, f"{docname}.html", set(info["ids"]))]
+    problems += [f"image does not load: {i['src']}" for i in info["images"] if not i["ok"]]
+    problems += [f"raw markup on the page: ...{m.string[max(0, m.start() - 40):m.end() + 40]!r}..."
+                 for m in [*RAW_MARKUP.finditer(info["text"]), *RAW_INLINE_MATH.finditer(info["text"])]]
+    if info["math"]:
+        if not mathjax:
+            problems.append(f"{info['math']} formulas but MathJax did not load")
+        problems += [f"math not typeset: {t!r}" for t in info["untypeset"]]
+        problems += [f"MathJax error: {t!r}" for t in info["matherrors"]]
+    if is_chapter(docname):
+        want = image_outputs(docname)
+        shown = sum(1 for i in info["images"] if i["output"] and i["ok"])
+        if shown < want:
+            problems.append(f"chapter shows {shown} figures; its notebook has {want}")
+    if info["widgets"] != info["widgetnotes"]:
+        problems.append(f"{info['widgets']} widget outputs but {info['widgetnotes']} notes for their controls")
+    assert not problems, f"{docname}:\n  " + "\n  ".join(problems)
+
+
+# --------------------------------------------------------------------------- search and dark mode
+
+
+def test_search_box_finds_the_chapters(site, browser):
+    visit = Visit(browser, f"{site}index.html")
+    page = visit.page
+    try:
+        page.wait_for_load_state("networkidle", timeout=20_000)
+        box = page.locator("#pst-search-dialog input[name='q']")
+        for attempt in range(3):  # a click before the theme's script is ready does nothing
+            page.locator("button.search-button__button:visible").first.click()
+            try:
+                box.wait_for(state="visible", timeout=5_000)
+                break
+            except PlaywrightTimeout:
+                if attempt == 2:
+                    raise
+        box.fill("attention")
+        box.press("Enter")
+        page.wait_for_url(re.compile(r"search\.html\?q=attention"), timeout=20_000)
+        results = page.locator("#search-results ul.search li")
+        results.first.wait_for(timeout=30_000)
+        hrefs = results.locator("a").evaluate_all("links => links.map(a => a.getAttribute('href'))")
+        page.screenshot(path=str(SHOTS / "search.png"), full_page=False)
+    finally:
+        visit.close()
+    assert not visit.errors, visit.errors
+    chapters = [d for d in DOCNAMES if is_chapter(d)]
+    assert any(any(h.split("?")[0].split("#")[0].endswith(f"{d}.html") for h in hrefs) for d in chapters), hrefs
+
+
+def test_live_code_explains_itself_offline(site, browser):
+    """Thebe needs the internet; offline, the Live Code button says so instead of spinning."""
+    chapter = next(d for d in DOCNAMES if is_chapter(d))
+    visit = Visit(browser, f"{site}{chapter}.html")
+    page = visit.page
+    try:
+        page.evaluate("() => initThebeSBT()")
+        button = page.locator("button.thebe-launch-button.thebe-offline")
+        button.wait_for(timeout=20_000)
+        text = button.inner_text()
+    finally:
+        visit.close()
+    assert "needs an internet connection" in text
+    assert any("thebe" in url for url in visit.outside), visit.outside
+    assert not visit.errors, visit.errors
+
+
+def _background_luminance(page) -> float:
+    rgb = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+    r, g, b = (int(v) for v in re.findall(r"\d+", rgb)[:3])
+    return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
+
+
+def test_theme_switches_to_dark_and_stays(site, browser):
+    chapter = next(d for d in DOCNAMES if is_chapter(d))
+    visit = Visit(browser, f"{site}{chapter}.html")
+    page = visit.page
+    try:
+        assert _background_luminance(page) > 0.8, "the light theme should be light"
+        for _ in range(3):
+            if page.evaluate("() => document.documentElement.dataset.theme") == "dark":
+                break
+            page.locator("button.theme-switch-button").first.click()
+        assert page.evaluate("() => document.documentElement.dataset.theme") == "dark"
+        page.wait_for_timeout(300)  # the theme's colour transition
+        assert _background_luminance(page) < 0.2, "the dark theme did not darken the page"
+        page.reload(wait_until="load")
+        assert page.evaluate("() => document.documentElement.dataset.theme") == "dark", "dark mode not remembered"
+        wait_for_math(page)
+        screenshot(page, SHOTS / f"{chapter}-dark.png")
+    finally:
+        visit.close()
+    assert not visit.errors, visit.errors

@@ -1,0 +1,222 @@
+"""Tests for attnlib.lower_bounds: the parity family, its exact spectrum, the SQ count, gradient descent."""
+
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from attnlib import Heads, attention, boolean_inputs
+from attnlib.lower_bounds import (
+    FourierSpectrum,
+    boolean_cube,
+    decode_parity_examples,
+    fourier_spectrum,
+    gd_experiment,
+    low_degree_regression,
+    parity_betas,
+    parity_coefficients,
+    parity_heads,
+    parity_instance,
+    sq_correlations,
+    sq_dimension,
+    sq_query_lower_bound,
+)
+
+
+def sigmoid(t):
+    return 1.0 / (1.0 + np.exp(-t))
+
+
+def closed_form(X, S, r):
+    """F(X)[:, 0, 0] = 2 x_{2r} + (x_{1r} - x_{2r}) chi_S(x_1) chi_S(x_2), written out here."""
+    chi = np.ones(X.shape[0])
+    for j in S:
+        chi = chi * X[:, 0, j] * X[:, 1, j]
+    return 2 * X[:, 1, r] + (X[:, 0, r] - X[:, 1, r]) * chi
+
+
+def all_cube(n, d):
+    """Every input as a plain itertools product (independent of boolean_cube's bit order)."""
+    return np.array(list(itertools.product([-1.0, 1.0], repeat=n * d))).reshape(-1, n, d)
+
+
+# --- shape ---------------------------------------------------------------------------------------
+
+
+def test_parity_instance_shapes():
+    inst = parity_instance(7, 3, rng=0)
+    assert isinstance(inst.heads, Heads)
+    assert (inst.m, inst.d, inst.s) == (4, 7, 3)
+    assert inst.heads.Theta.shape == inst.heads.W.shape == (4, 7, 7)
+    assert inst.betas.shape == inst.coefficients.shape == (4,)
+    assert len(inst.support) == 3 and inst.readout == 6 and 6 not in inst.support
+    assert "S=" in repr(inst)
+    assert parity_heads(7, 3, rng=0).m == 4
+
+
+# --- oracle --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("s", [1, 2, 3, 4])
+def test_coefficients_solve_the_alternating_system(s):
+    betas = parity_betas(s)
+    c = parity_coefficients(s)
+    for j in range(s + 1):
+        total = sum(c[i] * sigmoid(2 * betas[i] * j) for i in range(s + 1))
+        assert total == pytest.approx((-1) ** j, abs=1e-10)
+    assert c.sum() == pytest.approx(2.0, abs=1e-10)
+
+
+@pytest.mark.parametrize("d, s", [(2, 1), (5, 2), (6, 3), (8, 5)])
+def test_output_is_linear_term_plus_parity(d, s):
+    inst = parity_instance(d, s, rng=d + s)
+    X = boolean_inputs(500, 2, d, rng=1)
+    F = attention(X, inst.heads)
+    r = d - 1
+    np.testing.assert_allclose(F[:, 0, 0], closed_form(X, inst.support, r), atol=1e-9)
+    np.testing.assert_allclose(F[:, 1, 0], closed_form(X[:, ::-1], inst.support, r), atol=1e-9)  # mirror
+    np.testing.assert_allclose(F[:, :, 1:], 0.0, atol=1e-12)
+    np.testing.assert_allclose(inst.formula(X), F, atol=1e-9)
+
+
+def test_done_when_spectrum_at_d6_s2():
+    """Correlation with every monomial of degree 2..2s is < 1e-12; nonzero at 2s+1; degree 1 is 2 x_{2,r}."""
+    d, s = 6, 2
+    inst = parity_instance(d, s, rng=0)
+    X = all_cube(2, d)
+    y = attention(X, inst.heads)[:, 0, 0]
+    Z = X.reshape(X.shape[0], -1)
+    r = d - 1
+    for k in range(1, 2 * s + 2):
+        corr = {T: float(np.mean(y * np.prod(Z[:, list(T)], axis=1))) for T in itertools.combinations(range(2 * d), k)}
+        if 2 <= k <= 2 * s:
+            assert max(abs(v) for v in corr.values()) < 1e-12
+        elif k == 1:
+            expected = {(d + r,): 2.0}  # the variable x_{2,r}
+            for T, v in corr.items():
+                assert v == pytest.approx(expected.get(T, 0.0), abs=1e-12)
+        else:
+            S = inst.support
+            plus = tuple(sorted(list(S) + [d + j for j in S] + [r]))
+            minus = tuple(sorted(list(S) + [d + j for j in S] + [d + r]))
+            assert corr[plus] == pytest.approx(1.0, abs=1e-12)
+            assert corr[minus] == pytest.approx(-1.0, abs=1e-12)
+            assert sum(abs(v) > 1e-12 for v in corr.values()) == 2
+    spec = fourier_spectrum(inst.heads)
+    assert spec.max_abs_by_degree()[2 : 2 * s + 1].max() < 1e-12
+    assert spec.coefficient([(1, r)]) == pytest.approx(2.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("s", [1, 2])
+def test_regression_on_whole_cube_fails_until_degree_2s_plus_1(s):
+    d = 4
+    inst = parity_instance(d, s, rng=3)
+    X = all_cube(2, d)
+    y = closed_form(X, inst.support, d - 1)
+    # E[y^2] = 4 + 2; the linear term 2 x_{2,r} removes 4; the parity part (variance 2) needs degree 2s + 1
+    for D in range(2 * s + 2):
+        fit = low_degree_regression(X, y, D)
+        expected = 6.0 if D == 0 else 2.0 if D <= 2 * s else 0.0
+        assert fit.train_mse == pytest.approx(expected, abs=1e-9)
+
+
+def test_sq_correlations_match_enumeration():
+    d, s = 4, 2
+    rng = np.random.default_rng(4)
+    g = rng.choice([-1.0, 1.0], size=4**d)
+    X = boolean_cube(2, d)
+    r = d - 1
+    naive = []
+    for S in itertools.combinations(range(d - 1), s):
+        chi = np.prod(X[:, 0, list(S)] * X[:, 1, list(S)], axis=1)
+        naive.append(np.mean(g * (X[:, 0, r] - X[:, 1, r]) * chi) / np.sqrt(2))
+    np.testing.assert_allclose(sq_correlations(g, d, s), naive, atol=1e-14)
+    assert sq_dimension(d, s) == len(naive) == math.comb(3, 2)
+
+
+def test_decoded_examples_are_parity_examples():
+    inst = parity_instance(7, 3, rng=8)
+    X = boolean_inputs(300, 2, 7, rng=9)
+    Z, chi = decode_parity_examples(X, attention(X, inst.heads)[:, 0, 0], readout=6)
+    keep = X[:, 0, 6] != X[:, 1, 6]
+    assert Z.shape == (keep.sum(), 6)
+    expected = np.array([np.prod([x[0, j] * x[1, j] for j in inst.support]) for x in X[keep]])
+    np.testing.assert_array_equal(chi, expected)
+
+
+# --- property ------------------------------------------------------------------------------------
+
+
+def test_spectrum_satisfies_parseval_and_custom_betas_give_same_function():
+    inst = parity_instance(5, 2, rng=5)
+    other = parity_instance(5, 2, betas=[0.1, 0.7, 2.0], rng=5)
+    assert other.support == inst.support
+    a, b = fourier_spectrum(inst.heads), fourier_spectrum(other.heads)
+    np.testing.assert_allclose(a.coefficients, b.coefficients, atol=1e-10)
+    values = attention(boolean_cube(2, 5), inst.heads)[:, 0, 0]
+    assert a.weight_by_degree().sum() == pytest.approx(np.mean(values**2), rel=1e-12)
+    assert a.truncation_error(4) == pytest.approx(2.0, abs=1e-10) and a.truncation_error(5) < 1e-20
+    assert len(a.support()) == 3 and isinstance(a, FourierSpectrum)
+
+
+def test_weights_grow_with_s():
+    sums = [np.abs(parity_coefficients(s)).sum() for s in range(1, 8)]
+    assert all(b > 2.5 * a for a, b in zip(sums, sums[1:], strict=False))
+
+
+def test_bessel_bounds_the_total_correlation_of_any_query():
+    d, s = 5, 2
+    rng = np.random.default_rng(6)
+    for _ in range(5):
+        g = rng.uniform(-1, 1, size=4**d)
+        assert np.sum(sq_correlations(g, d, s) ** 2) <= np.mean(g**2) + 1e-12
+
+
+def test_sq_query_lower_bound_formula():
+    D = math.comb(49, 3)
+    assert sq_query_lower_bound(50, 3, 0.05) == math.ceil((D - 1) * 0.05**2 / 2)
+    assert sq_query_lower_bound(50, 3, 0.5) > sq_query_lower_bound(50, 3, 0.05)
+
+
+def test_gradient_descent_learns_s1():
+    run = gd_experiment(6, 1, N=512, N_test=256, epochs=60, rng=0)
+    assert run.loss.shape == run.test_loss.shape == (61,)
+    assert run.trivial == pytest.approx(2 / 6)
+    assert run.relative_test_loss[-1] < 0.5 < 1 < run.relative_test_loss[0]  # below what any degree-2 fit can do
+    assert "GDRun" in repr(run)
+
+
+def test_ill_conditioned_weights_warn():
+    with pytest.warns(RuntimeWarning, match="ill-conditioned"):
+        parity_coefficients(11)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        parity_coefficients(6)
+
+
+# --- errors --------------------------------------------------------------------------------------
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="at least 1; received s=0"):
+        parity_instance(5, 0)
+    with pytest.raises(TypeError, match="s must be a positive integer"):
+        parity_instance(5, 1.5)
+    with pytest.raises(ValueError, match="d=3 is too small for s=3"):
+        parity_instance(3, 3)
+    with pytest.raises(ValueError, match=r"betas must have shape \(s \+ 1,\) = \(3,\)"):
+        parity_coefficients(2, betas=[0.0, 1.0])
+    with pytest.raises(ValueError, match="betas must be distinct"):
+        parity_coefficients(2, betas=[0.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="position must be in"):
+        fourier_spectrum(parity_heads(3, 1, rng=0), position=2)
+    with pytest.raises(ValueError, match="n=2 tokens"):
+        parity_instance(4, 1, rng=0).formula(boolean_inputs(3, 3, 4, rng=0))
+    with pytest.raises(ValueError, match="readout must be a coordinate"):
+        decode_parity_examples(boolean_inputs(3, 2, 4, rng=0), np.zeros(3), readout=4)
+    with pytest.raises(ValueError, match=r"tolerance must be in \(0, 1\]"):
+        sq_query_lower_bound(10, 2, 1.5)
+    with pytest.raises(ValueError, match="all 2\\*\\*\\(2\\*d\\)"):
+        sq_correlations(np.ones(16), 3, 1)
