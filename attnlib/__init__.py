@@ -49,55 +49,6 @@ __all__ = [
     "train",
 ]
 
-symbol     meaning                                     in code
-=========  ==========================================  =====================
-n          tokens in a sequence                        ``n``
-d          token dimension                             ``d``
-m          heads                                       ``m``
-N          examples                                    ``N``
-X          a sequence; rows are tokens x_1 .. x_n      ``X`` (n, d) or (N, n, d)
-Theta_i    attention matrix of head i (query-key)      ``heads.Theta[i]`` (d, d)
-W_i        projection of head i (value-output)         ``heads.W[i]`` (d, d)
-F(X)       sum_i softmax(X Theta_i X^T) X W_i           ``attention(X, heads)``
-F(X)       sum_i (X Theta_i X^T) X W_i                  ``kind="linear"``
-=========  ==========================================  =====================
-
-``attnlib.viz`` (matplotlib) and ``attnlib.widgets`` (ipywidgets) are imported
-on first use, so ``import attnlib`` needs only numpy.
-"""
-
-from __future__ import annotations
-
-import importlib
-
-from .attention import attention, attention_weights, softmax
-from .heads import Heads, random_heads
-from .inputs import boolean_inputs, gaussian_inputs
-from .landscape import interpolate, loss_along_line, partners
-from .training import TrainResult, loss_and_gradient, squared_loss, train
-
-__version__ = "0.1.0"
-
-__all__ = [
-    "Heads",
-    "TrainResult",
-    "attention",
-    "attention_weights",
-    "boolean_inputs",
-    "gaussian_inputs",
-    "interpolate",
-    "loss_along_line",
-    "partners",
-    "loss_and_gradient",
-    "random_heads",
-    "softmax",
-    "squared_loss",
-    "train",
-]
-
-<<<<<<< HEAD
-_LAZY_SUBMODULES = ("checks", "viz", "widgets", "sculpt", "viz_sculpt", "widgets_sculpt")
-=======
 _LAZY_SUBMODULES = (
     "checks",
     "viz",
