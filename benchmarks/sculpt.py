@@ -53,7 +53,7 @@ def run_size(name, spec, seeds):
     print(f"\n== {name}: d={d}, n={n}, m={m}, N={N}, planted scale 4, shared 0.6, {seeds} seeds ==")
     errors = {k: [] for k in METHODS}
     seconds = {k: [] for k in METHODS}
-    diags = []
+    diags, halfspaces = [], []
     failures = []
     for seed in range(seeds):
         rng = np.random.default_rng(seed)
@@ -68,6 +68,7 @@ def run_size(name, spec, seeds):
         if res["sculpt + polish"]["failed_phase"]:
             failures.append((seed, res["sculpt + polish"]["failed_phase"]))
         diags.append(phase_diagnostics(res["sculpt + polish"]["report"], teacher, X_test, Y_test))
+        halfspaces.append(res["sculpt + polish"]["report"].get("n_constraints", 0))
         print(f"  seed {seed:2d}: " + ", ".join(f"{k} {fmt(res[k]['error'])}" for k in METHODS), flush=True)
     print(f"\n  {'method':22s} {'success':>9s} {'median error':>13s} {'median s':>9s}")
     for k in METHODS:
@@ -87,6 +88,9 @@ def run_size(name, spec, seeds):
             print(f"    {group:8s} {k:14s} {fmt(np.median(v)):>8s}  [{fmt(v.min())}, {fmt(v.max())}]")
     geo = [dg["geometry"].get("proxy cosine", 0) for dg in diags]
     print(f"    proxy cosine >= 0.9 in {sum(g >= 0.9 for g in geo)}/{len(geo)} seeds")
+    print(f"    halfspaces in the body: median {int(np.median(halfspaces))} [{min(halfspaces)}, {max(halfspaces)}]")
+    slices = [dg["sum_W"].get("phase 3", np.inf) for dg in diags]
+    print(f"    phase-3 slice estimate of sum W within 1% in {sum(e <= 0.01 for e in slices)}/{len(slices)} seeds")
 
 
 def run_phase3(seeds):

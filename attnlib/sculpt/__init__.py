@@ -15,8 +15,8 @@ Modules, one concept each:
 * ``body`` -- phase 2: certified rows, halfspaces, the body and LPs over it (HiGHS)
 * ``span`` -- phase 4: the span of the Theta_i
 * ``candidates`` -- phase 5: candidate heads certified by least squares for the W_i
-* ``polish`` -- Levenberg-Marquardt on the exact loss, and L-BFGS with restarts
-* ``learn`` -- the whole pipeline with a per-phase report
+* ``local`` -- local optimisation: the Levenberg-Marquardt polish, and L-BFGS with restarts
+* ``pipeline`` -- phases 1-3 (``sculpt``) and the whole pipeline (``learn``) with a per-phase report
 * ``compare`` -- sculpting against local optimisation on the same data
 
 This subpackage needs scipy; ``import attnlib`` does not import it.
@@ -38,7 +38,7 @@ from .candidates import best_scale, certify_candidates, face_candidates, fit_W, 
 from .compare import METHODS, compare_methods, relative_test_error, sweep
 from .hypercube import all_tokens, constant_sequences, fourth_moment, gap_feature, gap_feature_rank, logit_gaps
 from .instances import Conditions, check_conditions, min_norm_point, planted_instance
-from .learn import SculptResult, learn, sculpt
+from .local import lbfgs_restarts, polish, polish_from_random, residual_jacobian
 from .phases import (
     atom_residuals,
     atom_score,
@@ -51,7 +51,7 @@ from .phases import (
     slice_curve,
     trimmed_sum_W,
 )
-from .polish import lbfgs_restarts, polish, polish_from_random, residual_jacobian
+from .pipeline import SculptResult, learn, sculpt
 from .single_head import learn_single_head
 from .span import Span, face_span, random_span, span_alignment, spectral_span
 

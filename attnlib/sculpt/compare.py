@@ -18,8 +18,8 @@ from ..inputs import boolean_inputs
 from ..training import train
 from ._common import SculptError, check_data, check_heads, check_m
 from .instances import planted_instance
-from .learn import learn
-from .polish import lbfgs_restarts, polish_from_random
+from .local import lbfgs_restarts, polish_from_random
+from .pipeline import learn
 
 METHODS = ("sculpt + polish", "sculpt, no polish", "polish from random", "L-BFGS restarts", "Adam")
 

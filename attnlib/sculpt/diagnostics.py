@@ -10,8 +10,8 @@ from ..inputs import boolean_inputs
 from ._common import SculptError, check_heads, cosine, relative
 from .compare import relative_test_error
 from .instances import min_norm_point, planted_instance
-from .learn import sculpt
 from .phases import crude_sum_W, slice_curve
+from .pipeline import sculpt
 from .single_head import learn_single_head
 from .span import span_alignment
 

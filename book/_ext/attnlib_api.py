@@ -167,7 +167,6 @@ class AttnlibAPI(SphinxDirective):
     def run(self):
         package = importlib.import_module(self.arguments[0] if self.arguments else PACKAGE)
         top, rest = api_plan(package)
-        paths = {path for section in top + rest for path, _ in section.entries}
         out = []
         for group, sections, intro in (("Top-level names", top, self.options.get("top-intro", "")),
                                        ("Submodules", rest, self.options.get("sub-intro", ""))):
@@ -180,12 +179,7 @@ class AttnlibAPI(SphinxDirective):
                 module = section.module
                 self.env.note_dependency(inspect.getfile(module))
                 node = self._section(section.title)
-                if group == "Submodules" and module.__name__ in paths:
-                    # an object of the parent package holds this dotted name (``attnlib.sculpt.learn``
-                    # is the function): no module target, which would duplicate it
-                    summary = _summary(module)
-                    lines = [f"{summary} (the module ``{module.__name__}``).", ""] if summary else []
-                elif group == "Submodules":
+                if group == "Submodules":
                     lines = [f".. automodule:: {module.__name__}", ""]
                 else:
                     summary = _summary(module)

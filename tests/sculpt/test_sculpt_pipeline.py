@@ -1,4 +1,4 @@
-"""Tests for attnlib.sculpt.learn: the pipeline end to end, its report, and how it fails."""
+"""Tests for attnlib.sculpt.pipeline: the pipeline end to end, its report, and how it fails."""
 
 import numpy as np
 import pytest

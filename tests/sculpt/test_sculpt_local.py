@@ -1,4 +1,4 @@
-"""Tests for attnlib.sculpt.polish: the exact Jacobian, Levenberg-Marquardt and the baselines."""
+"""Tests for attnlib.sculpt.local: the exact Jacobian, Levenberg-Marquardt and the baselines."""
 
 import numpy as np
 import pytest

@@ -12,8 +12,8 @@ from ..heads import Heads
 from ._common import SculptError, check_data, check_m
 from .body import prune, sculpt_body
 from .candidates import best_scale, certify_candidates, face_candidates, fit_W, net_candidates
+from .local import polish as _polish
 from .phases import atom_score, estimate_sum_W, min_norm_proxy, refine_sum_W
-from .polish import polish as _polish
 from .span import face_span, random_span, spectral_span
 
 SPAN_METHODS = ("face", "spectral", "random")
