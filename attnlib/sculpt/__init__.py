@@ -1,7 +1,8 @@
 """Learning softmax attention on the hypercube by sculpting a convex body: the book's reconstruction.
 
-Chen and Li (STOC 2025) learn a multi-head softmax layer on Boolean inputs "by
-using examples to sculpt a convex body containing the unknown parameters". Only
+Chen and Li (STOC 2025) learn a multi-head softmax layer on Boolean inputs with
+an algorithm that "is centered around using examples to sculpt a convex body
+containing the unknown parameters". Only
 the abstract of their paper was available to us. Everything in this subpackage
 below that level is **the book's reconstruction of the idea**, not the paper's
 algorithm, and carries none of its guarantees (chapters 7-9).
@@ -18,6 +19,7 @@ Modules, one concept each:
 * ``local`` -- local optimisation: the Levenberg-Marquardt polish, and L-BFGS with restarts
 * ``pipeline`` -- phases 1-3 (``sculpt``) and the whole pipeline (``learn``) with a per-phase report
 * ``compare`` -- sculpting against local optimisation on the same data
+* ``diagnostics`` -- what each phase knows, measured against a planted layer
 
 This subpackage needs scipy; ``import attnlib`` does not import it.
 """
