@@ -12,9 +12,9 @@ only the ratio, measured in one run, is meaningful.
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
+from _timing import median_seconds
 
 from attnlib import attention, gaussian_inputs, random_heads
 
@@ -32,15 +32,6 @@ def naive_attention(X, heads, kind):
                 A = S
             out[e] += A @ x @ heads.W[i]
     return out
-
-
-def median_seconds(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
 
 
 def main():

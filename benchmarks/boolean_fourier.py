@@ -16,21 +16,12 @@ ratios are meaningful):
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
+from _timing import median_seconds
 
 from attnlib import boolean_inputs
 from attnlib.boolean_fourier import feature_count, low_degree_curve, monomial_features, walsh_hadamard
-
-
-def median_seconds(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
 
 
 def dense_transform(H, f):

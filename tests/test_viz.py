@@ -1,20 +1,10 @@
 """Tests for attnlib.viz: each figure shows the numbers it claims to show."""
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from attnlib import Heads, attention_weights, boolean_inputs, random_heads, softmax, viz  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+from attnlib import Heads, attention_weights, boolean_inputs, random_heads, softmax, viz
 
 
 def test_attention_maps_show_the_weights():

@@ -1,15 +1,11 @@
 """Tests for the chapter-10 figures and widget: what they draw, and their errors."""
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from attnlib import viz_lower_bounds, widgets_lower_bounds  # noqa: E402
-from attnlib.lower_bounds import fourier_spectrum, gd_experiment, parity_instance  # noqa: E402
+from attnlib import viz_lower_bounds, widgets_lower_bounds
+from attnlib.lower_bounds import fourier_spectrum, gd_experiment, parity_instance
 
 
 def test_spectrum_figure_draws_one_bar_per_degree():

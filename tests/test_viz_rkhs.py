@@ -1,22 +1,10 @@
 """Tests for attnlib.viz_rkhs: each figure shows the numbers it claims to show."""
 
-import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from attnlib import boolean_inputs, gaussian_inputs, random_heads, viz_rkhs  # noqa: E402
-from attnlib.rkhs import certificate, coefficient_matrix, parameter_map  # noqa: E402
-from attnlib.tasks.associative_memory import Sweep  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+from attnlib import boolean_inputs, gaussian_inputs, random_heads, viz_rkhs
+from attnlib.rkhs import certificate, coefficient_matrix, parameter_map
+from attnlib.tasks.associative_memory import Sweep
 
 
 def test_head_spectrum_plots_relative_singular_values_and_counts_heads():

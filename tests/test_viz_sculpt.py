@@ -1,21 +1,10 @@
 """Tests for attnlib.viz_sculpt: each Part III figure shows the numbers it claims to show."""
 
-import matplotlib
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from attnlib import attention, boolean_inputs, viz_sculpt  # noqa: E402
-from attnlib.sculpt import body_slice, min_norm_point, planted_instance, sculpt_body  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+from attnlib import attention, boolean_inputs, viz_sculpt
+from attnlib.sculpt import body_slice, min_norm_point, planted_instance, sculpt_body
 
 
 def test_recovery_plots_every_curve_and_the_threshold():

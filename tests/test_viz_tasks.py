@@ -1,16 +1,12 @@
 """Tests for attnlib.viz_tasks and attnlib.widgets_tasks: figures are drawn, bad input is refused."""
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from attnlib import random_heads, viz_tasks, widgets_tasks  # noqa: E402
-from attnlib.tasks import automata as am  # noqa: E402
-from attnlib.tasks import turing as tu  # noqa: E402
+from attnlib import random_heads, viz_tasks, widgets_tasks
+from attnlib.tasks import automata as am
+from attnlib.tasks import turing as tu
 
 
 def test_plot_dfa_step_draws_three_panels():

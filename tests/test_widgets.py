@@ -1,20 +1,9 @@
 """Tests for attnlib.widgets: the explorers build, redraw, and validate their input."""
 
-import matplotlib
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from attnlib import attention, boolean_inputs, gaussian_inputs, random_heads, widgets  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+from attnlib import attention, boolean_inputs, gaussian_inputs, random_heads, widgets
 
 
 def controls(widget):

@@ -1,15 +1,11 @@
 """Tests for attnlib.widgets_rkhs: the explorers build and redraw with the right arguments."""
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from attnlib import Heads, widgets, widgets_rkhs  # noqa: E402
-from attnlib.rkhs import n_features  # noqa: E402
+from attnlib import Heads, widgets, widgets_rkhs
+from attnlib.rkhs import n_features
 
 
 @pytest.fixture(autouse=True)

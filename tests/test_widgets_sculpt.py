@@ -1,21 +1,10 @@
 """Tests for attnlib.widgets_sculpt: the Part III explorers build, redraw with the right data, and validate."""
 
-import matplotlib
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from attnlib import attention, boolean_inputs, widgets, widgets_sculpt  # noqa: E402
-from attnlib.sculpt import planted_instance  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+from attnlib import attention, boolean_inputs, widgets, widgets_sculpt
+from attnlib.sculpt import planted_instance
 
 
 def controls(widget):
