@@ -359,7 +359,7 @@ def solve_normal_equations(A: np.ndarray, B: np.ndarray, rows: int) -> Solution 
     As = A
     As *= inv[:, None]
     As *= inv[None, :]
-    anorm = float(np.linalg.norm(As, 1))
+    anorm = float(lapack.dlange("1", As.T))  # As.T is Fortran-ordered: no copy
     # As is symmetric, so its transpose is the same matrix in Fortran order: factorised in place
     c, info = lapack.dpotrf(As.T, lower=0, clean=1, overwrite_a=1)
     if info != 0:
