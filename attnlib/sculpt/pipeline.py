@@ -118,7 +118,7 @@ def _sculpt_rounds(X, Y, S, out, rounds, delta, quantile):
                n_constraints=body.n_constraints, certified_rows=body.certified, proxy=proxy)
 
 
-def learn(X, Y, m: int, *, rng=None, polish: bool = True, tol: float = 1e-3, rounds: int = 2,
+def learn(X, Y, m: int, *, rng=None, polish: bool = True, tol: float = 1e-3, starts: int = 8, rounds: int = 2,
           span: str = "face", delta: float = 0.05, quantile: float = 0.05) -> SculptResult:
     """Learn an m-head softmax layer from Boolean examples by sculpting (the book's reconstruction).
 
@@ -132,9 +132,13 @@ def learn(X, Y, m: int, *, rng=None, polish: bool = True, tol: float = 1e-3, rou
     rng : int, numpy.random.Generator or None
         Drives the random directions of phase 4.
     polish : bool, default True
-        Finish with Levenberg-Marquardt on the exact loss from the phase-5 candidate.
+        Finish with Levenberg-Marquardt on the exact loss from the phase-5 candidates.
     tol : float, default 1e-3
         The answer must reach relative training residual ``||F - Y|| / ||Y|| <= tol``.
+    starts : int, default 8
+        Most polish runs: from the better phase-5 candidate, then the other one,
+        then from perturbations of the better one (see Notes). The first run
+        whose residual is at most ``tol`` is accepted.
     rounds : int, default 2
         Rounds of phase 2 (certify) and phase 3 (refine sum W).
     span : {"face", "spectral", "random"}, default "face"
@@ -149,7 +153,9 @@ def learn(X, Y, m: int, *, rng=None, polish: bool = True, tol: float = 1e-3, rou
         the final estimate of sum_i W_i), ``"sum_W_phase1"``, ``"sum_W_slice"``
         (the phase-3 regression alone), ``"proxy"`` (d x d, the min-norm proxy),
         ``"body"``, ``"n_constraints"``, ``"span"``, ``"pre_polish_heads"``,
-        ``"pre_polish_residual"``, ``"residual"`` and ``"seconds"`` (per phase).
+        ``"pre_polish_residual"``, ``"residual"``, ``"starts"`` (polish runs
+        used), ``"start_residuals"`` (the residual of each run, in order) and
+        ``"seconds"`` (per phase).
 
     Raises
     ------
@@ -169,6 +175,14 @@ def learn(X, Y, m: int, *, rng=None, polish: bool = True, tol: float = 1e-3, rou
     reconstruction of the idea, not the paper's algorithm, and carries none of
     its guarantees. Chapters 8 and 9.
 
+    Whether one polish run from one candidate reaches the global minimum is
+    chaotic: it can flip with the last bits of a BLAS result, i.e. with the
+    reader's CPU. So the polish restarts deterministically (the starts are
+    drawn from ``rng``) from the other candidate and from the better one with
+    every Theta_i moved by Gaussian noise of half its root-mean-square entry (W
+    refit by :func:`fit_W`), and accepts by one rule: the relative residual on
+    all the training data, after refitting W, is at most ``tol``.
+
     Examples
     --------
     >>> from attnlib.sculpt import learn, planted_instance
@@ -182,6 +196,7 @@ def learn(X, Y, m: int, *, rng=None, polish: bool = True, tol: float = 1e-3, rou
     X, Y = check_data(X, Y)
     m = check_m(m)
     tol = check_positive_float("tol", tol)
+    starts = check_positive_int("starts", starts)
     if span not in SPAN_METHODS:
         raise ValueError(f"span must be one of {SPAN_METHODS}; received {span!r}")
     report: dict = {"seconds": {}}
@@ -219,10 +234,9 @@ def learn(X, Y, m: int, *, rng=None, polish: bool = True, tol: float = 1e-3, rou
 
         heads, res = pre, pre_res
         if polish:
-            heads, info = _polish(X, Y, pre)
-            W, res = fit_W(X, Y, heads.Theta)
-            heads = Heads(heads.Theta, W)
-            report["polish"] = info
+            other = net_heads if report["candidate_source"] == "face" else face_heads
+            heads, res, runs = _polish_from_starts(X, Y, [pre, other], starts, tol, rng)
+            report.update(polish=runs[-1][1], starts=len(runs), start_residuals=[r for r, _ in runs])
         report.update(residual=res, heads=heads)
         lap("polish")
     except SculptError as err:
@@ -230,6 +244,28 @@ def learn(X, Y, m: int, *, rng=None, polish: bool = True, tol: float = 1e-3, rou
         raise
     if not res <= tol:
         stage = "polish" if polish else "phase 5"
-        raise SculptError(stage, f"no candidate is certified: relative residual {res:.3g} > tol {tol:g}",
+        tried = f" after {report['starts']} polish starts" if polish else ""
+        raise SculptError(stage, f"no candidate is certified{tried}: relative residual {res:.3g} > tol {tol:g}",
                           report=report)
     return SculptResult(heads, report)
+
+
+def _polish_from_starts(X, Y, candidates, starts, tol, rng):
+    """Polish from each start in turn; stop at the first certified one. Returns the best heads, residual and runs."""
+    best, best_res, runs = None, np.inf, []
+    for k in range(starts):
+        if k < len(candidates):
+            start = candidates[k]
+        else:  # the better candidate, every Theta_i moved by noise of half its RMS entry, W refit
+            Theta = candidates[0].Theta
+            rms = np.sqrt(np.mean(Theta**2, axis=(1, 2), keepdims=True))  # (m, 1, 1)
+            Theta = Theta + 0.5 * rms * rng.standard_normal(Theta.shape)
+            start = Heads(Theta, fit_W(X, Y, Theta)[0])
+        heads, info = _polish(X, Y, start)
+        W, res = fit_W(X, Y, heads.Theta)  # certify on all the data, not just the examples polished on
+        runs.append((res, info))
+        if res < best_res:
+            best, best_res = Heads(heads.Theta, W), res
+        if res <= tol:
+            break
+    return best, best_res, runs

@@ -31,10 +31,22 @@ def test_compare_methods_reports_every_method(instance):
     teacher, X, Y, X_test, Y_test = instance
     out = compare_methods(X, Y, 2, X_test, Y_test, methods=METHODS[:3], restarts=2, rng=1)
     assert list(out) == list(METHODS[:3])
-    assert out["sculpt + polish"]["error"] < 1e-8 and out["sculpt + polish"]["failed_phase"] is None
-    assert out["sculpt, no polish"]["error"] > 1e-3  # the candidate before the polish is not certified
-    assert out["sculpt, no polish"]["seconds"] <= out["sculpt + polish"]["seconds"]
-    assert "pre_polish_heads" in out["sculpt + polish"]["report"]
+    sp, nop, rand = out["sculpt + polish"], out["sculpt, no polish"], out["polish from random"]
+    assert sp["error"] < 1e-8 and sp["failed_phase"] is None and sp["certified"]
+    assert nop["error"] > 1e-3 and not nop["certified"] and nop["starts"] == 1  # the raw candidate is not certified
+    assert 1 <= sp["starts"] <= 2 and sp["starts"] == sp["report"]["starts"]
+    assert 1 <= rand["starts"] <= 2 and rand["certified"] == (rand["error"] < 1e-3)
+    # the test error reported is the one of the layer returned, recomputed here independently
+    heads = sp["report"]["heads"]
+    F = attention(X_test, heads)
+    assert sp["error"] == pytest.approx(np.linalg.norm(F - Y_test) / np.linalg.norm(Y_test), rel=1e-9, abs=1e-15)
+
+
+def test_compare_methods_gives_every_method_the_same_starts(instance):
+    """Adam never reaches the acceptance threshold in 5 epochs, so it must use the whole budget."""
+    teacher, X, Y, X_test, Y_test = instance
+    out = compare_methods(X[:300], Y[:300], 2, X_test, Y_test, methods=["Adam"], restarts=3, adam_epochs=5, rng=1)
+    assert out["Adam"]["starts"] == 3 and not out["Adam"]["certified"]
 
 
 def test_compare_methods_rejects_unknown_methods(instance):
@@ -46,6 +58,8 @@ def test_compare_methods_rejects_unknown_methods(instance):
 def test_sweep_shapes_and_rates():
     out = sweep([4.0], [1000], seeds=2, methods=["polish from random"], restarts=2, rng=0)
     assert out["success"]["polish from random"].shape == (1, 1)
+    assert out["starts"]["polish from random"].shape == (1, 1, 2)
+    assert np.all((out["starts"]["polish from random"] >= 1) & (out["starts"]["polish from random"] <= 2))
     assert out["errors"]["polish from random"].shape == (1, 1, 2)
     rate = np.mean(out["errors"]["polish from random"] <= 1e-3)
     assert out["success"]["polish from random"][0, 0] == rate
