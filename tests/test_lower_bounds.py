@@ -235,10 +235,15 @@ def test_bessel_bounds_the_total_correlation_of_any_query():
         assert np.sum(sq_correlations(g, d, s) ** 2) <= np.mean(g**2) + 1e-12
 
 
-def test_sq_query_lower_bound_formula():
-    D = math.comb(49, 3)
-    assert sq_query_lower_bound(50, 3, 0.05) == math.ceil((D - 1) * 0.05**2 / 2)
-    assert sq_query_lower_bound(50, 3, 0.5) > sq_query_lower_bound(50, 3, 0.05)
+def test_sq_query_lower_bound_is_the_fewest_queries_that_can_rule_out_all_but_one():
+    # q queries rule out at most 2 q / tau^2 of the D candidates (Bessel): the bound is the
+    # smallest q with 2 q / tau^2 >= D - 1 (tolerances that are powers of 2, so the test is exact)
+    for d, s in ((50, 3), (12, 1), (20, 4)):
+        D = math.comb(d - 1, s)
+        for tau in (1.0, 0.5, 0.125, 0.0625):
+            q = sq_query_lower_bound(d, s, tau)
+            assert 2 * q / tau**2 >= D - 1 > 2 * (q - 1) / tau**2
+    assert sq_query_lower_bound(50, 3, 0.5) > sq_query_lower_bound(50, 3, 0.0625)
 
 
 def test_gradient_descent_learns_s1():
