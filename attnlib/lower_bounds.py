@@ -58,6 +58,7 @@ __all__ = [
     "LowDegreeCurve",
     "LowDegreeFit",
     "ParityInstance",
+    "alternating_sigmoid_sum",
     "boolean_cube",
     "decode_parity_examples",
     "feature_count",
@@ -112,9 +113,11 @@ def parity_betas(s: int) -> np.ndarray:
 
     Notes
     -----
-    The formula is a two-parameter fit to the spacing that minimises
-    ``sum_i |c_i|`` (found by a numerical search); it stays within a factor 1.2
-    of that minimum for s <= 6. Section 10.1 of the book.
+    The formula is a two-parameter fit to the non-negative spacing that
+    minimises ``sum_i |c_i|`` (found by a numerical search); it stays within a
+    factor 1.2 of that minimum for s <= 6. Scales of both signs do better (4
+    instead of 10 at s = 1), but no scales go below ``2**(s + 1)``
+    (:func:`alternating_sigmoid_sum`). Section 10.1 of the book.
 
     Examples
     --------
@@ -153,10 +156,10 @@ def parity_coefficients(s: int, *, betas=None) -> np.ndarray:
     -----
     The matrix ``M[j, i] = sigmoid(2 beta_i j)`` is solved by LU
     (``np.linalg.solve``) with one step of iterative refinement. The weights
-    grow exponentially in s: with the default spacing ``sum |c_i|`` is about
-    10, 28, 155, 711, 3.4e3, 1.8e4 for s = 1..6 (roughly a factor 5 per step).
-    A sum of s + 1 sigmoids must change sign s times on s + 1 points spaced
-    one apart, and only large cancelling weights can do that.
+    grow exponentially in s: for any distinct real scales,
+    ``sum |c_i| >= 2**(s + 1)`` (see :func:`alternating_sigmoid_sum`), and with
+    the default spacing ``sum |c_i|`` is about 10, 28, 155, 711, 3.4e3, 1.8e4
+    for s = 1..6 (measured: roughly a factor 5 per step).
 
     Examples
     --------
@@ -190,6 +193,44 @@ def parity_coefficients(s: int, *, betas=None) -> np.ndarray:
             stacklevel=2,
         )
     return c
+
+
+def alternating_sigmoid_sum(s: int, betas) -> np.ndarray:
+    """The alternating sum ``T(beta) = sum_k C(s, k) (-1)**k sigmoid(2 beta k)``, k = 0..s.
+
+    Parameters
+    ----------
+    s : int
+        Size of the hidden set, at least 1.
+    betas : array_like
+        Attention scales, any real numbers and any shape.
+
+    Returns
+    -------
+    ndarray of the shape of betas
+        ``T(beta)`` for each scale. It lies in [-1/2, 1/2]; it is 0 at beta = 0,
+        odd in beta, and tends to -1/2 as beta -> +inf.
+
+    Notes
+    -----
+    Combining the rows of the system of :func:`parity_coefficients` with the
+    weights ``C(s, j) (-1)**j`` gives ``sum_i c_i T(beta_i) = 2**s``, so
+    ``sum_i |c_i| >= 2**s / max_i |T(beta_i)| >= 2**(s + 1)``. Chapter 10 proves
+    ``|T| <= 1/2`` (an alternating series in ``exp(-2 beta)``).
+
+    Examples
+    --------
+    >>> alternating_sigmoid_sum(1, [0.0, 20.0, -20.0])
+    array([ 0. , -0.5,  0.5])
+    >>> c, betas = parity_coefficients(3), parity_betas(3)
+    >>> round(float(c @ alternating_sigmoid_sum(3, betas)), 9)
+    8.0
+    """
+    s = _check_s(s)
+    betas = as_float_array("betas", betas)
+    k = np.arange(s + 1)
+    weights = np.array([math.comb(s, int(j)) * (-1.0) ** j for j in k])  # (s + 1,)
+    return _sigmoid(2.0 * betas[..., None] * k) @ weights  # (..., s + 1) @ (s + 1,)
 
 
 @dataclass(frozen=True, eq=False)

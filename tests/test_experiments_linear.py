@@ -3,7 +3,7 @@
 import numpy as np
 
 from attnlib.experiments_linear import HeadsRace, adam_on_memories, heads_vs_regression, learning_curve
-from attnlib.rkhs import n_features
+from attnlib.rkhs import certificate, n_features
 from attnlib.tasks.associative_memory import sample_memories
 
 
@@ -28,4 +28,10 @@ def test_adam_on_memories_reports_distance_and_loss_per_head_count():
     data = sample_memories(64, 2, rng=0)
     distance, loss = adam_on_memories(data, heads=(1, 2), epochs=3, rng=0)
     assert list(distance) == list(loss) == ["1 head", "2 heads"]
-    assert all(v > 0 for v in distance.values()) and all(np.isfinite(list(loss.values())))
+    # realisable targets: the training MSE is (p - p*)^T Lambda_D (p - p*) / d, so the distance in
+    # p-space is pinned between sqrt(d MSE / lam_max) and sqrt(d MSE / lam_min) of the certificate
+    cert, d = certificate(data.X), data.X.shape[-1]
+    assert cert.identifiable
+    for label in distance:
+        assert np.sqrt(d * loss[label] / cert.lam_max) * (1 - 1e-9) <= distance[label]
+        assert distance[label] <= np.sqrt(d * loss[label] / cert.lam_min) * (1 + 1e-9)

@@ -45,7 +45,7 @@ def test_heads_are_immutable_copies():
     assert heads.Theta[0, 0, 0] == 0.0
     with pytest.raises(ValueError, match="read-only"):
         heads.W[0, 0, 0] = 1.0
-    with pytest.raises(AttributeError):
+    with pytest.raises(AttributeError, match="cannot assign to field 'W'"):
         heads.W = np.ones((1, 2, 2))
 
 

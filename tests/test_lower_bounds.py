@@ -10,6 +10,7 @@ import pytest
 from attnlib import Heads, attention, boolean_inputs
 from attnlib.lower_bounds import (
     FourierSpectrum,
+    alternating_sigmoid_sum,
     boolean_cube,
     decode_parity_examples,
     fourier_spectrum,
@@ -166,6 +167,66 @@ def test_weights_grow_with_s():
     assert all(b > 2.5 * a for a, b in zip(sums, sums[1:], strict=False))
 
 
+def alternating_by_loop(s, beta):
+    """sum_k C(s, k) (-1)^k sigmoid(2 beta k), one term at a time with math.exp."""
+    def sig(t):
+        return 1.0 / (1.0 + math.exp(-t)) if t >= 0 else math.exp(t) / (1.0 + math.exp(t))
+    return sum(math.comb(s, k) * (-1) ** k * sig(2.0 * beta * k) for k in range(s + 1))
+
+
+def alternating_by_series(s, beta):
+    """For beta > 0: 1/2 - sum_{n >= 0} (-1)^n (1 - (1 - q^n)^s), q = exp(-2 beta) (the proof's series)."""
+    q, total, n = math.exp(-2.0 * beta), 0.0, 0
+    while True:
+        term = 1.0 - (1.0 - q**n) ** s
+        total += (-1) ** n * term
+        n += 1
+        if n > 1 and term < 1e-17:
+            return 0.5 - total
+
+
+@pytest.mark.parametrize("s", [1, 2, 3, 5, 8])
+def test_alternating_sum_matches_a_loop_and_the_series_of_the_proof(s):
+    betas = np.array([-7.0, -0.9, -0.05, 0.0, 0.02, 0.35, 1.3, 4.0, 25.0])
+    got = alternating_sigmoid_sum(s, betas)
+    np.testing.assert_allclose(got, [alternating_by_loop(s, b) for b in betas], atol=1e-12)
+    for b, value in zip(betas, got, strict=True):
+        if b >= 0.02:
+            assert value == pytest.approx(alternating_by_series(s, b), abs=1e-10)
+    assert alternating_sigmoid_sum(s, np.zeros((2, 3))).shape == (2, 3)
+
+
+@pytest.mark.parametrize("s", range(1, 9))
+def test_alternating_sum_is_odd_and_bounded_by_one_half(s):
+    betas = np.linspace(0.0, 30.0, 30_001)
+    T = alternating_sigmoid_sum(s, betas)
+    np.testing.assert_allclose(alternating_sigmoid_sum(s, -betas), -T, atol=2**s * 1e-15)  # cancellation near 0
+    assert np.abs(T).max() <= 0.5 + 1e-12
+    assert T[-1] == pytest.approx(-0.5, abs=1e-12)  # a hard head attains the bound
+
+
+def test_weights_are_at_least_two_to_the_s_plus_one_for_any_scales():
+    rng = np.random.default_rng(13)
+    combo_of = {s: np.array([math.comb(s, j) * (-1) ** j for j in range(s + 1)]) for s in range(1, 7)}
+    for s in range(1, 7):
+        # the default scales, and random signed scales (a triple -b, 0, b is singular, so keep the
+        # well-conditioned draws: the bound holds for all, but only those give accurate weights)
+        draws = [parity_betas(s)] + [rng.uniform(-2, 0.5) + np.cumsum(rng.uniform(0.1, 0.8, size=s + 1))
+                                     for _ in range(40)]
+        kept = 0
+        for betas in draws:
+            M = 1.0 / (1.0 + np.exp(-2.0 * np.outer(np.arange(s + 1), betas)))  # M[j, i] = sigmoid(2 beta_i j)
+            if np.linalg.cond(M) > 1e7:
+                continue
+            kept += 1
+            c = parity_coefficients(s, betas=betas)
+            assert combo_of[s] @ M @ c == pytest.approx(2.0**s, rel=1e-6)  # rows combined: sum_i c_i T(beta_i)
+            assert np.abs(c).sum() >= 2.0 ** (s + 1) * (1 - 1e-9)
+        assert kept >= 10
+    # tight at s = 1 in the limit of opposite hard heads: c -> (3, -1)
+    assert np.abs(parity_coefficients(1, betas=[-20.0, 20.0])).sum() == pytest.approx(4.0, abs=1e-12)
+
+
 def test_bessel_bounds_the_total_correlation_of_any_query():
     d, s = 5, 2
     rng = np.random.default_rng(6)
@@ -174,10 +235,15 @@ def test_bessel_bounds_the_total_correlation_of_any_query():
         assert np.sum(sq_correlations(g, d, s) ** 2) <= np.mean(g**2) + 1e-12
 
 
-def test_sq_query_lower_bound_formula():
-    D = math.comb(49, 3)
-    assert sq_query_lower_bound(50, 3, 0.05) == math.ceil((D - 1) * 0.05**2 / 2)
-    assert sq_query_lower_bound(50, 3, 0.5) > sq_query_lower_bound(50, 3, 0.05)
+def test_sq_query_lower_bound_is_the_fewest_queries_that_can_rule_out_all_but_one():
+    # q queries rule out at most 2 q / tau^2 of the D candidates (Bessel): the bound is the
+    # smallest q with 2 q / tau^2 >= D - 1 (tolerances that are powers of 2, so the test is exact)
+    for d, s in ((50, 3), (12, 1), (20, 4)):
+        D = math.comb(d - 1, s)
+        for tau in (1.0, 0.5, 0.125, 0.0625):
+            q = sq_query_lower_bound(d, s, tau)
+            assert 2 * q / tau**2 >= D - 1 > 2 * (q - 1) / tau**2
+    assert sq_query_lower_bound(50, 3, 0.5) > sq_query_lower_bound(50, 3, 0.0625)
 
 
 def test_gradient_descent_learns_s1():
@@ -216,6 +282,10 @@ def test_errors():
         parity_instance(4, 1, rng=0).formula(boolean_inputs(3, 3, 4, rng=0))
     with pytest.raises(ValueError, match="readout must be a coordinate"):
         decode_parity_examples(boolean_inputs(3, 2, 4, rng=0), np.zeros(3), readout=4)
+    with pytest.raises(ValueError, match="at least 1; received s=0"):
+        alternating_sigmoid_sum(0, [1.0])
+    with pytest.raises(ValueError, match="betas must be finite"):
+        alternating_sigmoid_sum(2, [0.0, np.inf])
     with pytest.raises(ValueError, match=r"tolerance must be in \(0, 1\]"):
         sq_query_lower_bound(10, 2, 1.5)
     with pytest.raises(ValueError, match="all 2\\*\\*\\(2\\*d\\)"):

@@ -340,10 +340,14 @@ def test_one_hot_data_are_never_identifiable(rotate):
     assert not cert.identifiable and cert.rank < cert.psi
 
 
-def test_certificate_on_gaussian_data_is_positive():
+def test_certificate_on_gaussian_data_is_well_conditioned():
     for d in (2, 3, 4, 6):
-        cert = certificate(gaussian_inputs(3 * n_features(d), 6, d, rng=d))
-        assert cert.identifiable and cert.lam_min > 0
+        X = gaussian_inputs(3 * n_features(d), 6, d, rng=d)
+        cert = certificate(X)
+        Phi = np.array([naive_features(x) for x in X])
+        eig = np.linalg.eigvalsh(Phi.T @ Phi / len(X))
+        assert cert.identifiable and cert.lam_min == pytest.approx(eig[0], rel=1e-6)
+        assert cert.lam_min > 1e-4 * cert.lam_max  # far above the rank threshold psi * eps * lam_max
 
 
 def test_span_form_certifies_agreement_of_all_minimisers():
@@ -351,7 +355,7 @@ def test_span_form_certifies_agreement_of_all_minimisers():
     X = boolean_inputs(300, 4, 3, rng=rng)
     Y = rng.standard_normal((300, 3))
     cert = certificate(X)
-    with pytest.warns(RuntimeWarning):
+    with pytest.warns(RuntimeWarning, match=r"rank 12 < psi=18"):  # the d (d - 1) repeated Gram columns
         fit = fit_linear_attention(X, Y)
     # another least-squares minimiser: add a null-space direction of the training features
     Phi = np.array([naive_features(x) for x in X])

@@ -20,9 +20,11 @@ def test_spectrum_figure_draws_one_bar_per_degree():
 
 
 def test_regression_and_gd_figures():
-    fig = viz_lower_bounds.plot_regression_errors({1: [0, 1, 2, 3]}, {1: [6, 2, 2, 0]}, exact={1: [6, 2, 2, 0]},
-                                                  trivial=2.0)
-    assert len(fig.axes[0].get_lines()) >= 3
+    fig = viz_lower_bounds.plot_regression_errors({1: [0, 1, 2, 3]}, {1: [6, 2.1, 1.9, 0]},
+                                                  exact={1: [6, 2, 2, 0]}, trivial=2.0)
+    ys = [list(line.get_ydata()) for line in fig.axes[0].get_lines()]
+    assert [6, 2.1, 1.9, 0] in ys and [6, 2, 2, 0] in ys and [2.0, 2.0] in ys  # sampled, exact, trivial
+    assert [3, 3] in [list(line.get_xdata()) for line in fig.axes[0].get_lines()]  # the tick at D = 2s + 1
     plt.close(fig)
     run = gd_experiment(3, 1, N=32, N_test=32, epochs=2, rng=0)
     fig = viz_lower_bounds.plot_gd_runs({"s = 1": run})
