@@ -14,7 +14,7 @@ from . import viz_sculpt
 from .attention import attention
 from .heads import Heads, random_heads
 from .inputs import boolean_inputs
-from .sculpt import SculptError, learn, planted_instance, sculpt_body
+from .sculpt import SculptError, SculptReport, learn, planted_instance, sculpt_body
 from .sculpt._common import check_data, check_heads
 from .sculpt.diagnostics import phase_diagnostics, single_head_curve, slice_threshold_data
 from .widgets import _interactive
@@ -107,7 +107,7 @@ def report_explorer(*, d: int = 4, n: int = 3, m: int = 2, rng=None):
             report = learn(X, attention(X, teacher), m, rng=g, tol=1e9).report
             title = f"|Theta_i| = {scale:g}, shared = {shared:g}, N = {examples}"
         except SculptError as err:
-            report = err.report or {}
+            report = err.report or SculptReport()
             title = f"failed in {err.phase}"
         diag = phase_diagnostics(report, teacher, X_test, attention(X_test, teacher))
         return viz_sculpt.plot_phase_report(diag, title=title)

@@ -71,15 +71,16 @@ def run_size(name, spec, seeds):
         Y_test = attention(X_test, teacher)
         res = compare_methods(X, attention(X, teacher), m, X_test, Y_test, adam_epochs=spec["adam_epochs"], rng=rng)
         for k in METHODS:
-            errors[k].append(res[k]["error"])
-            seconds[k].append(res[k]["seconds"])
-            starts[k].append(res[k]["starts"])
-            certified[k].append(res[k]["certified"])
-        if res["sculpt + polish"]["failed_phase"]:
-            failures.append((seed, res["sculpt + polish"]["failed_phase"]))
-        diags.append(phase_diagnostics(res["sculpt + polish"]["report"], teacher, X_test, Y_test))
-        halfspaces.append(res["sculpt + polish"]["report"].get("n_constraints", 0))
-        print(f"  seed {seed:2d}: " + ", ".join(f"{k} {fmt(res[k]['error'])} ({res[k]['starts']})" for k in METHODS),
+            errors[k].append(res[k].error)
+            seconds[k].append(res[k].seconds)
+            starts[k].append(res[k].starts)
+            certified[k].append(res[k].certified)
+        sculpted = res["sculpt + polish"]
+        if sculpted.failed_phase:
+            failures.append((seed, sculpted.failed_phase))
+        diags.append(phase_diagnostics(sculpted.report, teacher, X_test, Y_test))
+        halfspaces.append(sculpted.report.n_constraints or 0)
+        print(f"  seed {seed:2d}: " + ", ".join(f"{k} {fmt(res[k].error)} ({res[k].starts})" for k in METHODS),
               flush=True)
     print(f"\n  {'method':22s} {'success':>9s} {'starts':>7s} {'most':>5s} {'per start':>10s} "
           f"{'median error':>13s} {'median s':>9s}")
@@ -117,8 +118,8 @@ def run_phase3(seeds):
             teacher = planted_instance(2, d, scale=scale, shared=shared, rng=rng)
             X = boolean_inputs(N, n, d, rng=rng)
             out = sculpt(X, attention(X, teacher))
-            errs.append(relative(out["sum_W_slice"], teacher.W.sum(0)))
-            coss.append(cosine(out["proxy"], min_norm_point(teacher.Theta)[0]))
+            errs.append(relative(out.sum_W_slice, teacher.W.sum(0)))
+            coss.append(cosine(out.proxy, min_norm_point(teacher.Theta)[0]))
         errs, coss = np.array(errs), np.array(coss)
         print(f"  d={d} n={n} N={N} scale={scale:g} shared={shared:g}: error <= 1% in {np.sum(errs <= 0.01)}/{seeds}"
               f" (median {fmt(np.median(errs))}), proxy cosine >= 0.9 in {np.sum(coss >= 0.9)}/{seeds}"
@@ -131,12 +132,12 @@ def run_sweep(seeds, adam):
     print(f"\n== sweep, d=4, n=3, m=2, shared 0.6, {seeds} seeds per cell, up to 5 starts each: success rate ==")
     out = sweep(scales, sizes, seeds=seeds, methods=methods, rng=0, adam_epochs=1000)
     for k in methods:
-        starts = out["starts"][k]
+        starts = out.starts[k]
         print(f"  {k}: {int(starts.sum())} starts in {starts.size} runs, at most {int(starts.max())}")
         print(f"  {k}")
         print("    scale \\ N " + "".join(f"{s:>7d}" for s in sizes))
         for a, scale in enumerate(scales):
-            print(f"    {scale:9g} " + "".join(f"{v:7.2f}" for v in out["success"][k][a]))
+            print(f"    {scale:9g} " + "".join(f"{v:7.2f}" for v in out.success[k][a]))
 
 
 def main():

@@ -37,10 +37,10 @@ from .body import (
     support,
 )
 from .candidates import best_scale, certify_candidates, face_candidates, fit_W, net_candidates, refine_in_span
-from .compare import METHODS, compare_methods, relative_test_error, sweep
+from .compare import METHODS, MethodRun, SweepResult, compare_methods, relative_test_error, sweep
 from .hypercube import all_tokens, constant_sequences, fourth_moment, gap_feature, gap_feature_rank, logit_gaps
 from .instances import Conditions, check_conditions, min_norm_point, planted_instance
-from .local import lbfgs_restarts, polish, polish_from_random, residual_jacobian
+from .local import PolishInfo, RestartInfo, lbfgs_restarts, polish, polish_from_random, residual_jacobian
 from .phases import (
     atom_residuals,
     atom_score,
@@ -53,7 +53,7 @@ from .phases import (
     slice_curve,
     trimmed_sum_W,
 )
-from .pipeline import SculptResult, learn, sculpt
+from .pipeline import SculptReport, SculptResult, learn, sculpt
 from .single_head import learn_single_head
 from .span import Span, face_span, random_span, span_alignment, spectral_span
 
@@ -62,8 +62,13 @@ __all__ = [
     "Body",
     "Certificates",
     "Conditions",
+    "MethodRun",
+    "PolishInfo",
+    "RestartInfo",
     "SculptError",
+    "SculptReport",
     "SculptResult",
+    "SweepResult",
     "Span",
     "all_tokens",
     "atom_score",

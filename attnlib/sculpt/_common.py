@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 import numpy as np
 
 from .._validation import as_float_array, check_boolean, check_positive_int, check_sequences
@@ -142,3 +144,34 @@ def linprog_highs(c, A_ub, b_ub, bounds, *, phase: str, n_constraints: int):
             n_constraints=n_constraints,
         )
     return res
+
+
+class ItemAccess:
+    """Read-only ``result["name"]`` for the frozen result dataclasses, which were dicts before 0.2.
+
+    The item form still works, with a DeprecationWarning naming the attribute to use; a field that
+    the run did not reach (``None``) raises KeyError, as the missing key of the old dict did.
+    """
+
+    def __getitem__(self, key: str):
+        value = self._item(key, "[" + repr(key) + "]")
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def get(self, key: str, default=None):
+        """Deprecated dict-style access: the attribute, or ``default`` if the run did not reach it."""
+        try:
+            value = self._item(key, f".get({key!r})")
+        except KeyError:
+            return default
+        return default if value is None else value
+
+    def _item(self, key: str, how: str):
+        import warnings
+
+        if key not in {f.name for f in fields(self)} and not isinstance(getattr(type(self), key, None), property):
+            raise KeyError(key)
+        warnings.warn(f"{type(self).__name__}{how} is deprecated; use the attribute .{key}",
+                      DeprecationWarning, stacklevel=3)
+        return getattr(self, key)

@@ -8,6 +8,7 @@ counts as a success when that error is at most ``success`` (1e-3).
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -16,12 +17,58 @@ from ..attention import attention
 from ..heads import Heads
 from ..inputs import boolean_inputs
 from ..training import train
-from ._common import SculptError, check_data, check_heads, check_m
+from ._common import ItemAccess, SculptError, check_data, check_heads, check_m
 from .instances import planted_instance
 from .local import lbfgs_restarts, polish_from_random
-from .pipeline import learn
+from .pipeline import SculptReport, learn
 
 METHODS = ("sculpt + polish", "sculpt, no polish", "polish from random", "L-BFGS restarts", "Adam")
+
+
+@dataclass(frozen=True, eq=False)
+class MethodRun(ItemAccess):
+    """One method's run in :func:`compare_methods`.
+
+    Attributes
+    ----------
+    error : float
+        Relative test error of the accepted start, or of the best one (``nan`` if the method raised).
+    starts : int
+        Starts used.
+    certified : bool
+        Whether a start was accepted (relative training residual at most ``accept``).
+    seconds : float
+        Wall-clock time of all its starts.
+    failed_phase : str or None
+        For sculpting, the phase that raised, if any.
+    report : SculptReport or None
+        For "sculpt + polish", the report of :func:`learn`.
+    """
+
+    error: float
+    starts: int
+    certified: bool
+    seconds: float
+    failed_phase: str | None = None
+    report: SculptReport | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class SweepResult(ItemAccess):
+    """What :func:`sweep` returns: per method, arrays over (scale, size[, seed]).
+
+    Attributes
+    ----------
+    success : dict of str -> ndarray of shape (len(scales), len(sizes))
+        Success rates.
+    errors, seconds, starts : dict of str -> ndarray of shape (len(scales), len(sizes), seeds)
+        Relative test errors, wall-clock seconds and starts used.
+    """
+
+    success: dict
+    errors: dict
+    seconds: dict
+    starts: dict
 
 
 def relative_test_error(heads: Heads, X_test, Y_test) -> float:
@@ -69,12 +116,8 @@ def compare_methods(X, Y, m: int, X_test, Y_test, *, methods=METHODS, restarts: 
 
     Returns
     -------
-    dict of str -> dict
-        Per method: ``"error"`` (relative test error of the accepted start, or
-        of the best one; ``nan`` if the method raised), ``"starts"`` (starts
-        used), ``"certified"`` (whether a start was accepted), ``"seconds"``
-        and, for sculpting, ``"failed_phase"`` (None if none) and the
-        ``"report"`` of :func:`learn`.
+    dict of str -> MethodRun
+        One :class:`MethodRun` per method, in the order of ``methods``.
 
     Notes
     -----
@@ -96,9 +139,9 @@ def compare_methods(X, Y, m: int, X_test, Y_test, *, methods=METHODS, restarts: 
 
     def run(heads, starts, seconds, **extra):
         if heads is None:
-            return {"error": float("nan"), "starts": starts, "certified": False, "seconds": seconds, **extra}
-        return {"error": relative_test_error(heads, X_test, Y_test), "starts": starts,
-                "certified": relative_test_error(heads, X, Y) <= accept, "seconds": seconds, **extra}
+            return MethodRun(float("nan"), starts, False, seconds, **extra)
+        return MethodRun(relative_test_error(heads, X_test, Y_test), starts,
+                         relative_test_error(heads, X, Y) <= accept, seconds, **extra)
 
     if {"sculpt + polish", "sculpt, no polish"} & set(methods):
         start = time.perf_counter()
@@ -107,22 +150,22 @@ def compare_methods(X, Y, m: int, X_test, Y_test, *, methods=METHODS, restarts: 
             result = learn(X, Y, m, rng=streams["sculpt + polish"], tol=accept, starts=restarts)
             heads, report = result.heads, result.report
         except SculptError as err:
-            failed, report = err.phase, err.report or {}
-            heads = report.get("heads")  # the best polished layer of a run that certified none
+            failed, report = err.phase, err.report or SculptReport()
+            heads = report.heads  # the best polished layer of a run that certified none
         total = time.perf_counter() - start
-        pre = report.get("pre_polish_heads")
-        polish_seconds = report.get("seconds", {}).get("polish", 0.0)
+        pre = report.pre_polish_heads
+        polish_seconds = report.seconds.get("polish", 0.0)
         if "sculpt + polish" in methods:
-            out["sculpt + polish"] = run(heads, report.get("starts", 0), total, failed_phase=failed, report=report)
+            out["sculpt + polish"] = run(heads, report.starts, total, failed_phase=failed, report=report)
         if "sculpt, no polish" in methods:
             out["sculpt, no polish"] = run(pre, 1 if pre is not None else 0, total - polish_seconds,
                                            failed_phase=failed if pre is None else None)
     if "polish from random" in methods:
         heads, info = polish_from_random(X, Y, m, restarts=restarts, tol=accept, rng=streams["polish from random"])
-        out["polish from random"] = run(heads, info["restarts"], info["seconds"])
+        out["polish from random"] = run(heads, info.restarts, info.seconds)
     if "L-BFGS restarts" in methods:
         heads, info = lbfgs_restarts(X, Y, m, restarts=restarts, tol=accept**2, rng=streams["L-BFGS restarts"])
-        out["L-BFGS restarts"] = run(heads, info["restarts"], info["seconds"])
+        out["L-BFGS restarts"] = run(heads, info.restarts, info.seconds)
     if "Adam" in methods:
         best, best_res, seconds, starts = None, np.inf, 0.0, 0
         for g in streams["Adam"].spawn(restarts):
@@ -139,7 +182,7 @@ def compare_methods(X, Y, m: int, X_test, Y_test, *, methods=METHODS, restarts: 
 
 
 def sweep(scales, sizes, *, seeds: int = 3, m: int = 2, d: int = 4, n: int = 3, shared: float = 0.6,
-          methods=METHODS, success: float = 1e-3, rng=None, **kwargs) -> dict:
+          methods=METHODS, success: float = 1e-3, rng=None, **kwargs) -> SweepResult:
     """Success rate of each method over planted instances of varying sharpness and sample size.
 
     Parameters
@@ -160,10 +203,7 @@ def sweep(scales, sizes, *, seeds: int = 3, m: int = 2, d: int = 4, n: int = 3, 
 
     Returns
     -------
-    dict
-        ``"success"``: method -> ndarray (len(scales), len(sizes)) of success
-        rates; ``"errors"``, ``"seconds"`` and ``"starts"`` (starts used):
-        method -> ndarray (len(scales), len(sizes), seeds).
+    SweepResult
     """
     rng = np.random.default_rng(rng)
     seeds = check_positive_int("seeds", seeds)
@@ -181,8 +221,8 @@ def sweep(scales, sizes, *, seeds: int = 3, m: int = 2, d: int = 4, n: int = 3, 
                 res = compare_methods(X, attention(X, teacher), m, X_test, attention(X_test, teacher),
                                       methods=methods, rng=g, **kwargs)
                 for k in methods:
-                    errors[k][a, b, s] = res[k]["error"]
-                    seconds[k][a, b, s] = res[k]["seconds"]
-                    starts[k][a, b, s] = res[k]["starts"]
+                    errors[k][a, b, s] = res[k].error
+                    seconds[k][a, b, s] = res[k].seconds
+                    starts[k][a, b, s] = res[k].starts
     rates = {k: np.mean(np.nan_to_num(errors[k], nan=np.inf) <= success, axis=2) for k in methods}
-    return {"success": rates, "errors": errors, "seconds": seconds, "starts": starts}
+    return SweepResult(rates, errors, seconds, starts)

@@ -11,17 +11,17 @@ from ._common import SculptError, check_heads, cosine, relative
 from .compare import relative_test_error
 from .instances import min_norm_point, planted_instance
 from .phases import crude_sum_W, slice_curve
-from .pipeline import sculpt
+from .pipeline import SculptReport, sculpt
 from .single_head import learn_single_head
 from .span import span_alignment
 
 
-def phase_diagnostics(report: dict, teacher: Heads, X_test, Y_test) -> dict:
+def phase_diagnostics(report: SculptReport, teacher: Heads, X_test, Y_test) -> dict:
     """Turn a :func:`learn` report into the numbers :func:`attnlib.viz_sculpt.plot_phase_report` draws.
 
     Parameters
     ----------
-    report : dict
+    report : SculptReport
         ``learn(...).report``, or the partial report of a :class:`SculptError`.
     teacher : Heads
         The planted layer.
@@ -41,23 +41,22 @@ def phase_diagnostics(report: dict, teacher: Heads, X_test, Y_test) -> dict:
     teacher = check_heads(teacher)
     S = teacher.W.sum(axis=0)
     star, _ = min_norm_point(teacher.Theta)
-    out: dict = {"sum_W": {}, "geometry": {}, "errors": {}, "seconds": dict(report.get("seconds", {}))}
-    phase1 = report.get("phase1", {})
-    if "crude" in phase1.get("candidates", {}):
-        out["sum_W"]["crude"] = relative(phase1["candidates"]["crude"], S)
+    out: dict = {"sum_W": {}, "geometry": {}, "errors": {}, "seconds": dict(report.seconds)}
+    if report.phase1 is not None and "crude" in report.phase1.get("candidates", {}):
+        out["sum_W"]["crude"] = relative(report.phase1["candidates"]["crude"], S)
     for key, label in (("sum_W_phase1", "phase 1"), ("sum_W_slice", "phase 3"), ("sum_W", "final")):
-        if report.get(key) is not None:
-            out["sum_W"][label] = relative(report[key], S)
-    if "proxy" in report:
-        out["geometry"]["proxy cosine"] = abs(cosine(report["proxy"], star))
-    if "span" in report and teacher.m > 1:
-        out["geometry"]["span"] = float(np.mean(span_alignment(report["span"], teacher.Theta)["offsets"]))
+        if getattr(report, key) is not None:
+            out["sum_W"][label] = relative(getattr(report, key), S)
+    if report.proxy is not None:
+        out["geometry"]["proxy cosine"] = abs(cosine(report.proxy, star))
+    if report.span is not None and teacher.m > 1:
+        out["geometry"]["span"] = float(np.mean(span_alignment(report.span, teacher.Theta)["offsets"]))
         d, m = teacher.d, teacher.m
         out["geometry"]["random span"] = float(np.sqrt((m - 1) / (d * d - 1)))
     for key, label in (("face_candidate", "face"), ("net_candidate", "net"), ("pre_polish_heads", "pre-polish"),
                        ("heads", "final")):
-        if report.get(key) is not None:
-            out["errors"][label] = relative_test_error(report[key], X_test, Y_test)
+        if getattr(report, key) is not None:
+            out["errors"][label] = relative_test_error(getattr(report, key), X_test, Y_test)
     return out
 
 
@@ -108,7 +107,7 @@ def slice_threshold_data(scale: float, shared: float, *, d: int = 4, n: int = 3,
     S = heads.W.sum(axis=0)
     curves = {"true Theta*": slice_curve(X, Y, min_norm_point(heads.Theta)[0], S, quantiles)}
     try:
-        curves["sculpted proxy"] = slice_curve(X, Y, sculpt(X, Y)["proxy"], S, quantiles)
+        curves["sculpted proxy"] = slice_curve(X, Y, sculpt(X, Y).proxy, S, quantiles)
     except SculptError:
         pass
     return curves, relative(crude_sum_W(X, Y), S)

@@ -9,6 +9,7 @@ restarts (:func:`lbfgs_restarts`) and Adam (:func:`attnlib.train`).
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -16,7 +17,25 @@ from .._validation import check_positive_int
 from ..attention import _forward
 from ..heads import Heads, random_heads
 from ..training import _loss_grad
-from ._common import check_data, check_heads, check_m
+from ._common import ItemAccess, check_data, check_heads, check_m
+
+
+@dataclass(frozen=True)
+class PolishInfo(ItemAccess):
+    """One polish run: relative residual on the examples used, function evaluations, seconds."""
+
+    residual: float
+    nfev: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class RestartInfo(ItemAccess):
+    """Restarts of a local method: the best run's relative residual, runs made, total seconds."""
+
+    residual: float
+    restarts: int
+    seconds: float
 
 
 def _unpack(theta: np.ndarray, m: int, d: int) -> tuple[np.ndarray, np.ndarray]:
@@ -61,7 +80,7 @@ def residual_jacobian(X, Theta, W) -> np.ndarray:
     return np.hstack([J_theta, J_W])
 
 
-def polish(X, Y, heads: Heads, *, max_examples: int | None = None, max_nfev: int = 200) -> tuple[Heads, dict]:
+def polish(X, Y, heads: Heads, *, max_examples: int | None = None, max_nfev: int = 200) -> tuple[Heads, PolishInfo]:
     """Levenberg-Marquardt on the exact squared loss, started from ``heads``.
 
     Parameters
@@ -80,8 +99,8 @@ def polish(X, Y, heads: Heads, *, max_examples: int | None = None, max_nfev: int
     Returns
     -------
     heads : Heads
-    info : dict
-        ``"residual"`` (relative, on the examples used), ``"nfev"``, ``"seconds"``.
+    info : PolishInfo
+        ``residual`` (relative, on the examples used), ``nfev``, ``seconds``.
 
     Examples
     --------
@@ -90,7 +109,7 @@ def polish(X, Y, heads: Heads, *, max_examples: int | None = None, max_nfev: int
     >>> X = boolean_inputs(100, 3, 3, rng=1)
     >>> start = Heads(teacher.Theta + 0.1, teacher.W - 0.1)
     >>> heads, info = polish(X, attention(X, teacher), start)
-    >>> bool(info["residual"] < 1e-8)
+    >>> bool(info.residual < 1e-8)
     True
     """
     from scipy.optimize import least_squares
@@ -120,23 +139,19 @@ def polish(X, Y, heads: Heads, *, max_examples: int | None = None, max_nfev: int
         res = least_squares(fun, x0, jac=jac, method="lm", max_nfev=max_nfev, xtol=1e-15, ftol=1e-15, gtol=1e-15)
     seconds = time.perf_counter() - start
     Theta, W = _unpack(res.x, m, d)
-    return Heads(Theta, W), {
-        "residual": float(np.linalg.norm(res.fun) / norm),
-        "nfev": int(res.nfev),
-        "seconds": seconds,
-    }
+    return Heads(Theta, W), PolishInfo(float(np.linalg.norm(res.fun) / norm), int(res.nfev), seconds)
 
 
 def polish_from_random(X, Y, m: int, *, restarts: int = 1, init_scale: float = 1.0, tol: float = 1e-6,
-                       max_examples: int | None = None, max_nfev: int = 200, rng=None) -> tuple[Heads, dict]:
+                       max_examples: int | None = None, max_nfev: int = 200, rng=None) -> tuple[Heads, RestartInfo]:
     """The same polish started from random heads, restarting until the residual is below ``tol``.
 
     Returns
     -------
     heads : Heads
         The best run.
-    info : dict
-        ``"residual"``, ``"restarts"`` (runs made), ``"seconds"`` (total).
+    info : RestartInfo
+        ``residual``, ``restarts`` (runs made), ``seconds`` (total).
     """
     rng = np.random.default_rng(rng)
     X, Y = check_data(X, Y, boolean=False)
@@ -147,16 +162,16 @@ def polish_from_random(X, Y, m: int, *, restarts: int = 1, init_scale: float = 1
         runs += 1
         start = random_heads(m, X.shape[-1], scale=init_scale, rng=rng)
         heads, info = polish(X, Y, start, max_examples=max_examples, max_nfev=max_nfev)
-        total += info["seconds"]
-        if best is None or info["residual"] < best_info["residual"]:
+        total += info.seconds
+        if best is None or info.residual < best_info.residual:
             best, best_info = heads, info
-        if best_info["residual"] <= tol:
+        if best_info.residual <= tol:
             break
-    return best, {"residual": best_info["residual"], "restarts": runs, "seconds": total}
+    return best, RestartInfo(best_info.residual, runs, total)
 
 
 def lbfgs_restarts(X, Y, m: int, *, restarts: int = 5, init_scale: float = 1.0, tol: float = 1e-12,
-                   maxiter: int = 2000, max_examples: int = 1000, rng=None) -> tuple[Heads, dict]:
+                   maxiter: int = 2000, max_examples: int = 1000, rng=None) -> tuple[Heads, RestartInfo]:
     """L-BFGS (scipy) on the mean squared loss from random starts, keeping the best run.
 
     Stops early once the loss is below ``tol`` times the mean squared label.
@@ -164,8 +179,8 @@ def lbfgs_restarts(X, Y, m: int, *, restarts: int = 5, init_scale: float = 1.0, 
     Returns
     -------
     heads : Heads
-    info : dict
-        ``"residual"`` (relative, on the examples used), ``"restarts"``, ``"seconds"``.
+    info : RestartInfo
+        ``residual`` (relative, on the examples used), ``restarts``, ``seconds``.
 
     Examples
     --------
@@ -173,7 +188,7 @@ def lbfgs_restarts(X, Y, m: int, *, restarts: int = 5, init_scale: float = 1.0, 
     >>> teacher = random_heads(1, 3, scale=1.0, rng=0)
     >>> X = boolean_inputs(100, 3, 3, rng=1)
     >>> heads, info = lbfgs_restarts(X, attention(X, teacher), 1, restarts=2, rng=2)
-    >>> bool(info["residual"] < 1e-3)
+    >>> bool(info.residual < 1e-3)
     True
     """
     from scipy.optimize import minimize
@@ -205,8 +220,4 @@ def lbfgs_restarts(X, Y, m: int, *, restarts: int = 5, init_scale: float = 1.0, 
         if best_loss <= tol * scale:
             break
     Theta, W = _unpack(best, m, d)
-    return Heads(Theta, W), {
-        "residual": float(np.sqrt(best_loss / scale)),
-        "restarts": runs,
-        "seconds": time.perf_counter() - start,
-    }
+    return Heads(Theta, W), RestartInfo(float(np.sqrt(best_loss / scale)), runs, time.perf_counter() - start)

@@ -3,20 +3,97 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
 from .._validation import check_positive_float, check_positive_int
 from ..heads import Heads
-from ._common import SculptError, check_data, check_m
-from .body import prune, sculpt_body
+from ._common import ItemAccess, SculptError, check_data, check_m
+from .body import Body, prune, sculpt_body
 from .candidates import best_scale, certify_candidates, face_candidates, fit_W, net_candidates
+from .local import PolishInfo
 from .local import polish as _polish
 from .phases import atom_score, estimate_sum_W, min_norm_proxy, refine_sum_W
-from .span import face_span, random_span, spectral_span
+from .span import Span, face_span, random_span, spectral_span
 
 SPAN_METHODS = ("face", "spectral", "random")
+
+
+@dataclass(frozen=True, eq=False)
+class SculptReport(ItemAccess):
+    """What each phase of the book's reconstruction produced: :func:`sculpt` fills phases 1-3,
+    :func:`learn` all of them. A field that a failed run did not reach is ``None``.
+
+    Attributes
+    ----------
+    sum_W_phase1 : ndarray of shape (d, d)
+        Phase 1's estimate of sum_i W_i; ``phase1`` is the dict of :func:`estimate_sum_W`.
+    sum_W_slice : ndarray of shape (d, d)
+        The last slice regression of phase 3 alone; ``slice`` is its dict (:func:`refine_sum_W`).
+    sum_W : ndarray of shape (d, d)
+        The final estimate (the one with the better atom score), ``atom_score`` its score.
+    body : Body
+        Certified with ``sum_W``; ``n_constraints`` is its number of halfspaces and
+        ``certified_rows`` the rows behind them. ``dropped``: contradicting halfspaces removed by
+        :func:`prune`, per round.
+    proxy : ndarray of shape (d, d)
+        The body's min-norm point.
+    span : Span
+        Phase 4.
+    face_candidate, net_candidate : Heads
+        Phase 5's best candidates of each source, with ``face_residual`` and ``net_residual``;
+        ``pre_polish_heads`` and ``pre_polish_residual`` are the better one
+        (``candidate_source``: ``"face"`` or ``"net"``).
+    polish : PolishInfo
+        The last polish run.
+    starts : int
+        Polish runs used; ``start_residuals`` is the relative training residual of each, in order.
+    heads : Heads
+        The answer, ``residual`` its relative training residual.
+    seconds : dict of str -> float
+        Wall-clock time per phase.
+    """
+
+    sum_W_phase1: np.ndarray | None = None
+    phase1: dict | None = None
+    sum_W_slice: np.ndarray | None = None
+    slice: dict | None = None
+    sum_W: np.ndarray | None = None
+    atom_score: float | None = None
+    body: Body | None = None
+    dropped: tuple = ()
+    proxy: np.ndarray | None = None
+    span: Span | None = None
+    face_candidate: Heads | None = None
+    face_residual: float | None = None
+    net_candidate: Heads | None = None
+    net_residual: float | None = None
+    candidate_source: str | None = None
+    pre_polish_heads: Heads | None = None
+    pre_polish_residual: float | None = None
+    polish: PolishInfo | None = None
+    starts: int = 0
+    start_residuals: tuple = ()
+    residual: float | None = None
+    heads: Heads | None = None
+    seconds: dict = field(default_factory=dict)
+
+    @property
+    def n_constraints(self) -> int | None:
+        return None if self.body is None else self.body.n_constraints
+
+    @property
+    def certified_rows(self) -> int | None:
+        return None if self.body is None else self.body.certified
+
+    def __repr__(self) -> str:
+        reached = [f.name for f in fields(self) if not _empty(getattr(self, f.name))]
+        return f"SculptReport({', '.join(reached)})"
+
+
+def _empty(value) -> bool:
+    return value is None or (isinstance(value, (tuple, dict, int)) and not value)
 
 
 @dataclass(frozen=True, eq=False)
@@ -27,22 +104,22 @@ class SculptResult:
     ----------
     heads : Heads
         The learned layer (certified: its relative training residual is at most ``tol``).
-    report : dict
-        Per-phase diagnostics; see :func:`learn`.
+    report : SculptReport
+        Per-phase diagnostics.
     """
 
     heads: Heads
-    report: dict
+    report: SculptReport
 
     def __repr__(self) -> str:
         r = self.report
         return (
-            f"SculptResult(heads={self.heads!r}, residual={r['residual']:.2e}, "
-            f"pre_polish_residual={r['pre_polish_residual']:.2e}, halfspaces={r['n_constraints']})"
+            f"SculptResult(heads={self.heads!r}, residual={r.residual:.2e}, "
+            f"pre_polish_residual={r.pre_polish_residual:.2e}, halfspaces={r.n_constraints}, starts={r.starts})"
         )
 
 
-def sculpt(X, Y, *, rounds: int = 2, delta: float = 0.05, quantile: float = 0.05) -> dict:
+def sculpt(X, Y, *, rounds: int = 2, delta: float = 0.05, quantile: float = 0.05) -> SculptReport:
     """Phases 1-3: estimate sum_i W_i, sculpt the body, take its min-norm proxy, refine the sum.
 
     Parameters
@@ -59,18 +136,16 @@ def sculpt(X, Y, *, rounds: int = 2, delta: float = 0.05, quantile: float = 0.05
 
     Returns
     -------
-    dict
-        ``"sum_W_phase1"`` and ``"phase1"`` (:func:`estimate_sum_W`),
-        ``"sum_W_slice"`` (the last slice regression, phase 3 alone),
-        ``"sum_W"`` (the estimate with the better atom score), ``"atom_score"``,
-        ``"body"`` (certified with ``"sum_W"``), ``"n_constraints"``,
-        ``"certified_rows"``, ``"dropped"`` (contradicting halfspaces removed by
-        :func:`prune`, per round), ``"proxy"``, ``"seconds"``.
+    SculptReport
+        With the fields of phases 1-3 filled: ``sum_W_phase1``, ``phase1``,
+        ``sum_W_slice``, ``slice``, ``sum_W``, ``atom_score``, ``body``,
+        ``dropped``, ``proxy`` and ``seconds``.
 
     Raises
     ------
     SculptError
-        If nothing is certified (phase 2) or the body is empty (phase 3).
+        If nothing is certified (phase 2) or the body is empty (phase 3), with the
+        report so far in ``.report``.
 
     Examples
     --------
@@ -78,7 +153,7 @@ def sculpt(X, Y, *, rounds: int = 2, delta: float = 0.05, quantile: float = 0.05
     >>> teacher = planted_instance(2, 4, rng=0)
     >>> X = boolean_inputs(3000, 3, 4, rng=1)
     >>> out = sculpt(X, attention(X, teacher))
-    >>> out["proxy"].shape, out["sum_W"].shape, out["body"].d
+    >>> out.proxy.shape, out.sum_W.shape, out.body.d
     ((4, 4), (4, 4), 4)
     """
     X, Y = check_data(X, Y)
@@ -92,30 +167,31 @@ def sculpt(X, Y, *, rounds: int = 2, delta: float = 0.05, quantile: float = 0.05
     try:
         _sculpt_rounds(X, Y, S, out, rounds, delta, quantile)
     except SculptError as err:
-        err.report = out
+        err.report = SculptReport(**out)
         raise
     out["seconds"]["phases 2-3"] = time.perf_counter() - clock
-    return out
+    return SculptReport(**out)
 
 
 def _sculpt_rounds(X, Y, S, out, rounds, delta, quantile):
     score = atom_score(X, Y, S)
-    S_slice = None
-    out["dropped"] = []
+    S_slice, info3 = None, None
+    dropped_per_round = []
     for _ in range(rounds):
         # certify within the tolerance the current estimate allows (its atom score)
         body, dropped = prune(sculpt_body(X, Y, S, delta=max(delta, 3.0 * score)))
-        out["dropped"].append(dropped)
+        dropped_per_round.append(dropped)
+        out["dropped"] = tuple(dropped_per_round)
         proxy = min_norm_proxy(body)
         S_slice, info3 = refine_sum_W(X, Y, proxy, quantile=quantile)
         slice_score = atom_score(X, Y, S_slice)
         if slice_score <= score:
             S, score = S_slice, slice_score
     body, dropped = prune(sculpt_body(X, Y, S, delta=max(delta, 3.0 * score)))
-    out["dropped"].append(dropped)
+    dropped_per_round.append(dropped)
     proxy = min_norm_proxy(body)
     out.update(sum_W_slice=S_slice, slice=info3, sum_W=S, atom_score=score, body=body,
-               n_constraints=body.n_constraints, certified_rows=body.certified, proxy=proxy)
+               dropped=tuple(dropped_per_round), proxy=proxy)
 
 
 def learn(X, Y, m: int, *, rng=None, polish: bool = True, tol: float = 1e-3, starts: int = 8, rounds: int = 2,
@@ -149,13 +225,10 @@ def learn(X, Y, m: int, *, rng=None, polish: bool = True, tol: float = 1e-3, sta
     Returns
     -------
     SculptResult
-        ``.heads`` and ``.report``, a dict with (among others) ``"sum_W"`` (d x d,
-        the final estimate of sum_i W_i), ``"sum_W_phase1"``, ``"sum_W_slice"``
-        (the phase-3 regression alone), ``"proxy"`` (d x d, the min-norm proxy),
-        ``"body"``, ``"n_constraints"``, ``"span"``, ``"pre_polish_heads"``,
-        ``"pre_polish_residual"``, ``"residual"``, ``"starts"`` (polish runs
-        used), ``"start_residuals"`` (the residual of each run, in order) and
-        ``"seconds"`` (per phase).
+        ``.heads`` and ``.report``, a :class:`SculptReport` of every phase
+        (among others ``sum_W``, ``proxy``, ``body``, ``span``,
+        ``pre_polish_heads``, ``residual``, ``starts``, the polish runs used,
+        and ``seconds`` per phase).
 
     Raises
     ------
@@ -189,8 +262,8 @@ def learn(X, Y, m: int, *, rng=None, polish: bool = True, tol: float = 1e-3, sta
     >>> teacher = planted_instance(2, 4, rng=0)
     >>> X = boolean_inputs(3000, 3, 4, rng=1)
     >>> result = learn(X, attention(X, teacher), 2, rng=2)
-    >>> result.heads, bool(result.report["residual"] < 1e-3)
-    (Heads(m=2, d=4), True)
+    >>> result.heads, bool(result.report.residual < 1e-3), result.report.starts
+    (Heads(m=2, d=4), True, 1)
     """
     rng = np.random.default_rng(rng)
     X, Y = check_data(X, Y)
@@ -210,9 +283,9 @@ def learn(X, Y, m: int, *, rng=None, polish: bool = True, tol: float = 1e-3, sta
 
     try:
         sculpted = sculpt(X, Y, rounds=rounds, delta=delta, quantile=quantile)
-        report.update(sculpted)
-        body, proxy, S = sculpted["body"], sculpted["proxy"], sculpted["sum_W"]
-        report["seconds"].update(sculpted["seconds"])
+        report.update({f.name: getattr(sculpted, f.name) for f in fields(sculpted) if f.name != "seconds"})
+        report["seconds"].update(sculpted.seconds)
+        body, proxy, S = sculpted.body, sculpted.proxy, sculpted.sum_W
         clock = time.perf_counter()
 
         if span == "face":
@@ -227,27 +300,31 @@ def learn(X, Y, m: int, *, rng=None, polish: bool = True, tol: float = 1e-3, sta
         face_heads, face_res, _ = best_scale(X, Y, face_candidates(body, sp, m))
         net_heads, net_res, _ = certify_candidates(X, Y, net_candidates(sp, m, rng=rng))
         report.update(face_candidate=face_heads, face_residual=face_res, net_candidate=net_heads, net_residual=net_res)
-        pre, pre_res = (face_heads, face_res) if face_res <= net_res else (net_heads, net_res)
-        report.update(pre_polish_heads=pre, pre_polish_residual=pre_res,
-                      candidate_source="face" if face_res <= net_res else "net")
+        source = "face" if face_res <= net_res else "net"
+        pre, pre_res = (face_heads, face_res) if source == "face" else (net_heads, net_res)
+        report.update(pre_polish_heads=pre, pre_polish_residual=pre_res, candidate_source=source)
         lap("phase 5")
 
         heads, res = pre, pre_res
         if polish:
-            other = net_heads if report["candidate_source"] == "face" else face_heads
+            other = net_heads if source == "face" else face_heads
             heads, res, runs = _polish_from_starts(X, Y, [pre, other], starts, tol, rng)
-            report.update(polish=runs[-1][1], starts=len(runs), start_residuals=[r for r, _ in runs])
+            report.update(polish=runs[-1][1], starts=len(runs), start_residuals=tuple(r for r, _ in runs))
         report.update(residual=res, heads=heads)
         lap("polish")
     except SculptError as err:
-        err.report = {**report, **(err.report or {})}
+        partial = err.report
+        if isinstance(partial, SculptReport):  # a failure inside sculpt(): its fields, then ours
+            report = {**{f.name: getattr(partial, f.name) for f in fields(partial)}, **report}
+        err.report = SculptReport(**report)
         raise
+    result = SculptReport(**report)
     if not res <= tol:
         stage = "polish" if polish else "phase 5"
-        tried = f" after {report['starts']} polish starts" if polish else ""
+        tried = f" after {result.starts} polish starts" if polish else ""
         raise SculptError(stage, f"no candidate is certified{tried}: relative residual {res:.3g} > tol {tol:g}",
-                          report=report)
-    return SculptResult(heads, report)
+                          report=result)
+    return SculptResult(heads, result)
 
 
 def _polish_from_starts(X, Y, candidates, starts, tol, rng):

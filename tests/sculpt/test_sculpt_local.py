@@ -28,11 +28,11 @@ def test_polish_converges_from_a_nearby_start():
     X = boolean_inputs(300, 3, 4, rng=rng)
     start = Heads(teacher.Theta + 0.05 * rng.normal(size=(2, 4, 4)), teacher.W + 0.05 * rng.normal(size=(2, 4, 4)))
     heads, info = polish(X, attention(X, teacher), start)
-    assert info["residual"] < 1e-8
+    assert info.residual < 1e-8
     # the residual reported is the one of the heads returned (examples used: all 300 here)
     F = attention(X, heads)
     Y = attention(X, teacher)
-    assert info["residual"] == pytest.approx(np.linalg.norm(F - Y) / np.linalg.norm(Y), rel=1e-6, abs=1e-14)
+    assert info.residual == pytest.approx(np.linalg.norm(F - Y) / np.linalg.norm(Y), rel=1e-6, abs=1e-14)
 
 
 def test_random_restarts_and_lbfgs_report_their_work():
@@ -41,9 +41,9 @@ def test_random_restarts_and_lbfgs_report_their_work():
     X = boolean_inputs(200, 3, 3, rng=rng)
     Y = attention(X, teacher)
     heads, info = polish_from_random(X, Y, 1, restarts=3, rng=3)
-    assert info["residual"] < 1e-6 and 1 <= info["restarts"] <= 3
+    assert info.residual < 1e-6 and 1 <= info.restarts <= 3
     heads, info = lbfgs_restarts(X, Y, 1, restarts=2, rng=4)
-    assert info["residual"] < 1e-3 and 1 <= info["restarts"] <= 2
+    assert info.residual < 1e-3 and 1 <= info.restarts <= 2
 
 
 def test_errors():

@@ -151,8 +151,8 @@ def test_phase_three_done_when_large_shared_component(d, n, N, scale, shared):
         heads = planted_instance(2, d, scale=scale, shared=shared, rng=rng)
         X = boolean_inputs(N, n, d, rng=rng)
         out = sculpt(X, attention(X, heads))
-        good_sum += rel(out["sum_W_slice"], heads.W.sum(0)) <= 0.01
-        good_cos += cosine(out["proxy"], min_norm_point(heads.Theta)[0]) >= 0.9
+        good_sum += rel(out.sum_W_slice, heads.W.sum(0)) <= 0.01
+        good_cos += cosine(out.proxy, min_norm_point(heads.Theta)[0]) >= 0.9
     assert good_sum >= 18 and good_cos >= 18
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from attnlib import Heads, attention, boolean_inputs
-from attnlib.sculpt import SculptError, SculptResult, learn, planted_instance
+from attnlib.sculpt import SculptError, SculptReport, SculptResult, learn, planted_instance
 
 
 def relative_test_error(heads, teacher, rng):
@@ -20,12 +20,34 @@ def test_report_has_every_phase():
     result = learn(X, attention(X, teacher), 2, rng=rng)
     assert isinstance(result, SculptResult) and isinstance(result.heads, Heads)
     r = result.report
-    assert r["sum_W"].shape == (4, 4) and r["proxy"].shape == (4, 4)
-    assert isinstance(r["pre_polish_heads"], Heads) and r["pre_polish_heads"].m == 2
-    assert {"phase 1", "phases 2-3", "phase 4", "phase 5", "polish"} <= set(r["seconds"])
-    assert r["residual"] <= 1e-3 and "halfspaces=" in repr(r["body"])
-    assert 1 <= r["starts"] <= 8 and r["start_residuals"][-1] == r["residual"]
-    assert "residual=" in repr(result)
+    assert isinstance(r, SculptReport)
+    assert r.sum_W.shape == (4, 4) and r.proxy.shape == (4, 4)
+    assert isinstance(r.pre_polish_heads, Heads) and r.pre_polish_heads.m == 2
+    assert {"phase 1", "phases 2-3", "phase 4", "phase 5", "polish"} <= set(r.seconds)
+    assert r.residual <= 1e-3 and "halfspaces=" in repr(r.body) and r.n_constraints == r.body.n_constraints
+    assert 1 <= r.starts <= 8 and r.start_residuals[-1] == r.residual
+    # the residual certifies the heads returned: recompute it independently
+    F = attention(X, result.heads)
+    Y = attention(X, teacher)
+    assert r.residual == pytest.approx(np.linalg.norm(F - Y) / np.linalg.norm(Y), rel=1e-6, abs=1e-13)
+    assert "residual=" in repr(result) and f"starts={r.starts}" in repr(result)
+
+
+def test_report_keeps_the_old_item_access_with_a_deprecation_warning():
+    rng = np.random.default_rng(0)
+    teacher = planted_instance(2, 4, rng=rng)
+    X = boolean_inputs(3000, 3, 4, rng=rng)
+    report = learn(X, attention(X, teacher), 2, rng=rng).report
+    with pytest.warns(DeprecationWarning, match=r"SculptReport\['sum_W'\] is deprecated; use the attribute .sum_W"):
+        assert report["sum_W"] is report.sum_W
+    with pytest.warns(DeprecationWarning, match="n_constraints"):
+        assert report["n_constraints"] == report.body.n_constraints
+    with pytest.raises(KeyError, match="no_such_field"):
+        report["no_such_field"]
+    assert report.get("no_such_field", 7) == 7  # not a field: no warning, the default
+    with pytest.warns(DeprecationWarning, match=r"\.get\('polish'\) is deprecated"):
+        assert report.get("polish") is report.polish
+    assert "sum_W" in repr(report) and "span" in repr(report)
 
 
 @pytest.mark.slow
@@ -46,8 +68,8 @@ def test_end_to_end_rate_over_twenty_seeds():
             errors.append(np.inf)
             continue
         errors.append(relative_test_error(result.heads, teacher, rng))
-        starts.append(result.report["starts"])
-        assert result.report["starts"] == len(result.report["start_residuals"])
+        starts.append(result.report.starts)
+        assert result.report.starts == len(result.report.start_residuals)
     assert np.sum(np.array(errors) <= 1e-3) >= 18, errors
     assert np.mean(np.array(starts) == 1) >= 0.8, starts  # restarts are the exception
 
@@ -80,7 +102,7 @@ def test_without_polish_an_uncertified_candidate_raises_phase_5_with_the_report(
     with pytest.raises(SculptError, match=r"phase 5: no candidate is certified: relative residual .* > tol") as info:
         learn(X, attention(X, teacher), 2, rng=rng, polish=False)
     assert info.value.phase == "phase 5"
-    assert isinstance(info.value.report["pre_polish_heads"], Heads)
+    assert isinstance(info.value.report.pre_polish_heads, Heads) and info.value.report.starts == 0
 
 
 def test_labels_from_no_attention_layer_fail_in_a_named_phase():
@@ -89,7 +111,7 @@ def test_labels_from_no_attention_layer_fail_in_a_named_phase():
     Y = rng.normal(size=X.shape)
     with pytest.raises(SculptError, match=r"^(phase \d|polish)") as info:
         learn(X, Y, 2, rng=rng)
-    assert info.value.report is not None and "sum_W_phase1" in info.value.report
+    assert isinstance(info.value.report, SculptReport) and info.value.report.sum_W_phase1.shape == (4, 4)
 
 
 def test_bad_input():

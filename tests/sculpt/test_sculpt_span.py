@@ -35,10 +35,10 @@ def orthonormal(basis):
 
 def test_bases_are_orthonormal_and_start_with_the_proxy(sculpted):
     heads, X, Y, out = sculpted
-    P = out["proxy"] / np.linalg.norm(out["proxy"])
-    for span in (face_span(out["body"], out["proxy"], 2, directions=16, rng=1),
-                 spectral_span(X, Y, out["sum_W"], out["proxy"], 2),
-                 random_span(out["proxy"], 2, rng=1)):
+    P = out.proxy / np.linalg.norm(out.proxy)
+    for span in (face_span(out.body, out.proxy, 2, directions=16, rng=1),
+                 spectral_span(X, Y, out.sum_W, out.proxy, 2),
+                 random_span(out.proxy, 2, rng=1)):
         assert isinstance(span, Span) and span.basis.shape == (2, 6, 6)
         assert orthonormal(span.basis)
         np.testing.assert_allclose(span.basis[0], P, atol=1e-10)
@@ -53,15 +53,15 @@ def test_alignment_of_the_true_span_is_one(sculpted):
 
 
 def test_projection_is_idempotent(sculpted):
-    span = random_span(sculpted[3]["proxy"], 2, rng=3)
+    span = random_span(sculpted[3].proxy, 2, rng=3)
     T = np.random.default_rng(4).normal(size=(6, 6))
     np.testing.assert_allclose(span.project(span.project(T)), span.project(T), atol=1e-12)
 
 
 def test_face_span_beats_random_directions_at_d6(sculpted):
     heads, X, Y, out = sculpted
-    face = span_alignment(face_span(out["body"], out["proxy"], 2, rng=5), heads.Theta)["offsets"].mean()
-    rand = np.mean([span_alignment(random_span(out["proxy"], 2, rng=s), heads.Theta)["offsets"].mean()
+    face = span_alignment(face_span(out.body, out.proxy, 2, rng=5), heads.Theta)["offsets"].mean()
+    rand = np.mean([span_alignment(random_span(out.proxy, 2, rng=s), heads.Theta)["offsets"].mean()
                     for s in range(20)])
     assert face > 0.85 and rand < 0.3
 
@@ -80,6 +80,6 @@ def test_min_norm_direction_is_shared_by_all_heads(sculpted):
 def test_errors(sculpted):
     out = sculpted[3]
     with pytest.raises(ValueError, match="positive integer"):
-        face_span(out["body"], out["proxy"], 0)
+        face_span(out.body, out.proxy, 0)
     with pytest.raises(ValueError, match=r"shape \(6, 6\)"):
-        face_span(out["body"], np.eye(5), 2)
+        face_span(out.body, np.eye(5), 2)
