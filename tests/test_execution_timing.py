@@ -223,6 +223,21 @@ def test_a_cell_past_its_budget_fails_naming_the_notebook_and_the_cell():
     assert 2 <= record["cells"][1]["seconds"] < 10
 
 
+def test_the_build_executes_through_the_timed_client():
+    # install() is what the Sphinx extension runs: if an upgrade of jupyter-cache or myst-nb
+    # moved what it patches, the guard and the fix would silently be gone
+    import jupyter_cache.executors.utils as executor_utils
+    from myst_nb.core.execute.cache import NotebookClientCache
+    from myst_nb.core.execute.direct import NotebookClientDirect
+
+    et.install()
+    et.install()  # idempotent: no wrapper around a wrapper
+    assert executor_utils.executenb is et.execute
+    for cls in (NotebookClientCache, NotebookClientDirect):
+        assert cls.start_client._execution_timing
+        assert not getattr(cls.start_client.__wrapped__, "_execution_timing", False)
+
+
 def test_budget_must_be_positive():
     with pytest.raises(ValueError, match=r"cell_budget must be positive seconds or None, got -1"):
         et.TimedNotebookClient(notebook("1"), cell_budget=-1)

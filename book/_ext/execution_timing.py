@@ -3,7 +3,9 @@
 The build executes each chapter in a fresh kernel (myst-nb, ``execute_notebooks: cache``,
 through jupyter-cache and nbclient). A chapter that runs in 8 s was once logged at 307 s
 with no error, and nothing said which phase or cell had waited. This module makes every
-phase visible and stops a runaway cell long before the 300 s ``execute.timeout``.
+phase visible, stops a runaway cell long before the 300 s ``execute.timeout``, and fixes
+the cause of that stall: a cell's reply stranded in the shell socket by nbclient's own
+widget messages until the poll's timeout (see ``poll_in_slices``).
 
 ``TimedNotebookClient``
     An nbclient ``NotebookClient`` that timestamps, on the client side, the kernel launch,
@@ -13,10 +15,11 @@ phase visible and stops a runaway cell long before the 300 s ``execute.timeout``
     ``execute_input``, ``execute_reply``), so a cell that *waited* (the request sat unread,
     or a message was late) can be told from a cell that *worked*. The per-cell budget is
     nbclient's per-cell timeout, set to ``min(timeout, budget)``; a cell past it raises
-    ``CellBudgetExceeded`` (a ``CellTimeoutError``) naming the notebook and the cell. The
-    timing record lands in ``nb.metadata["execution_timing"]``; the kernel's per-cell
-    stamps are removed again, because jupyter-cache hashes cell metadata and would never
-    match the executed notebook to its source.
+    ``CellBudgetExceeded`` (a ``CellTimeoutError``) naming the notebook and the cell. Its
+    shell channel is polled in short slices (``poll_in_slices``). The timing record lands
+    in ``nb.metadata["execution_timing"]``; the kernel's per-cell stamps are removed again,
+    because jupyter-cache hashes cell metadata and would never match the executed notebook
+    to its source.
 
 Sphinx extension (``setup``)
     jupyter-cache executes through ``jupyter_cache.executors.utils.executenb`` (nbclient's
@@ -50,7 +53,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError
 from nbclient.util import run_sync
 
-DEFAULT_CELL_BUDGET = 120  # seconds; the slowest cell of the book takes ~20 s on a busy 2-core machine
+DEFAULT_CELL_BUDGET = 120  # seconds; the slowest cells of the book take 20-40 s on a busy 2-core machine
 SLOW_CELL = 1.0  # seconds: cells at least this slow are listed in the report
 METADATA_KEY = "execution_timing"
 SHELL_POLL_SLICE = 0.2  # seconds: the longest single wait on the shell socket (see poll_in_slices)
