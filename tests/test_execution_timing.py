@@ -238,9 +238,14 @@ def test_the_build_executes_through_the_timed_client():
         assert not getattr(cls.start_client.__wrapped__, "_execution_timing", False)
 
 
-def test_budget_must_be_positive():
-    with pytest.raises(ValueError, match=r"cell_budget must be positive seconds or None, got -1"):
-        et.TimedNotebookClient(notebook("1"), cell_budget=-1)
+def test_budget_must_be_at_least_a_second():
+    # nbclient's timeout is whole seconds and 0 means none: a 0.5 s budget would be no budget at all
+    for bad in (-1, 0, 0.5):
+        with pytest.raises(ValueError, match=rf"cell_budget must be at least 1 \(seconds\) or None, got {bad}"):
+            et.TimedNotebookClient(notebook("1"), cell_budget=bad)
+    assert et.TimedNotebookClient(notebook("1"), cell_budget=None, timeout=300).timeout == 300
+    assert et.TimedNotebookClient(notebook("1"), cell_budget=90.5, timeout=300).timeout == 90
+    assert et.TimedNotebookClient(notebook("1"), cell_budget=120, timeout=60).timeout == 60
 
 
 def test_execute_notebooks_script_applies_the_budget(tmp_path, monkeypatch, capsys):

@@ -166,8 +166,8 @@ class TimedNotebookClient(NotebookClient):
     label : str
         How errors and reports name the notebook (e.g. ``book/ch05_certificate.ipynb``).
     cell_budget : float or None
-        Seconds a cell may take, from its request to its reply; ``None`` or 0 for no budget
-        beyond nbclient's ``timeout``.
+        Seconds (at least 1) a cell may take, from its request to its reply; ``None`` for no
+        budget beyond nbclient's ``timeout``.
     **kwargs
         Any other ``NotebookClient`` option (``timeout``, ``kernel_name``, ``resources`` ...).
     """
@@ -176,13 +176,13 @@ class TimedNotebookClient(NotebookClient):
                  **kwargs: Any) -> None:
         kwargs["record_timing"] = True
         super().__init__(nb, km=km, **kwargs)
-        if cell_budget is not None and cell_budget < 0:
-            raise ValueError(f"cell_budget must be positive seconds or None, got {cell_budget!r}")
+        if cell_budget is not None and not cell_budget >= 1:  # nbclient's timeout is whole seconds, 0 = none
+            raise ValueError(f"cell_budget must be at least 1 (seconds) or None, got {cell_budget!r}")
         self.label = label
-        self.cell_budget = cell_budget or None
-        if self.cell_budget:
-            self.timeout = int(self.cell_budget) if not self.timeout or self.timeout < 0 else min(
-                self.timeout, int(self.cell_budget))
+        self.cell_budget = cell_budget
+        if cell_budget is not None:
+            budget = int(cell_budget)
+            self.timeout = budget if not self.timeout or self.timeout < 0 else min(self.timeout, budget)
         self.on_notebook_start = self._on_ready
         self.on_cell_execute = self._on_cell_sent
         self.on_cell_executed = self._on_cell_done
@@ -306,14 +306,15 @@ class TimedNotebookClient(NotebookClient):
             why = "the kernel replied but the client did not see the reply in time (a late shell/iopub message)"
         else:
             why = "the kernel was still running the cell (work, not a lost message)"
-        limit = "per-cell budget" if self.cell_budget and self.timeout == int(self.cell_budget) else "timeout"
+        limit = "per-cell budget" if self.cell_budget is not None and self.timeout == int(self.cell_budget) \
+            else "timeout"
         return (f"{self.label}: cell {current['index'] + 1} (In [{number}]: `{_first_line(cell.source)}`) "
                 f"ran past its {limit} of {self.timeout} s; {why}")
 
     def timing(self) -> dict[str, Any]:
         """The timing record of the last execution (seconds; ``None`` where a phase did not happen)."""
         m = self._marks
-        cells = [{k: v for k, v in c.items()} for c in self._cells]
+        cells = [dict(c) for c in self._cells]
         return {
             "notebook": self.label,
             "executed": dt.datetime.fromtimestamp(getattr(self, "_wall_start", time.time()), dt.timezone.utc)
@@ -325,7 +326,7 @@ class TimedNotebookClient(NotebookClient):
             "cells_total": round(sum(c["seconds"] for c in cells), 3),
             "shutdown": _span(m.get("last_cell_done", m.get("ready")), m.get("closed")),
             "cell_budget": self.cell_budget,
-            "stranded_replies": len(self._stranded),  # shell messages found by a later poll slice
+            "stranded_replies": len(self._stranded),  # shell messages found only at the end of a poll
             "cells": cells,
             "error": self._error,
         }
