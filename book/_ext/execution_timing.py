@@ -464,8 +464,6 @@ def _timed_start_client(original):
                 "notebook": label, "total": (self.exec_metadata or {}).get("runtime"), "cells": []}
             record["source"] = "cached"
         _store(app, self.path, record)
-        if self.exec_metadata is not None:
-            self.exec_metadata[METADATA_KEY] = record
 
     start_client._execution_timing = True
     return start_client
