@@ -7,47 +7,86 @@ book/ as the working directory, and is saved with its outputs. Timing metadata
 and widget state (random model ids) are not stored, so re-running a notebook
 changes nothing but figures' pixels when the code changed. Any error stops the
 run with a non-zero exit status.
+
+The kernel is driven by the build's own client (book/_ext/execution_timing.py):
+each cell is held to the build's per-cell budget (``execution_cell_budget`` in
+_config.yml), a cell past it stops the run with a message naming the notebook
+and the cell, and the time of the kernel start, the cells and the shutdown is
+printed for each notebook.
 """
 
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+
+from execution_timing import (  # noqa: E402
+    DEFAULT_CELL_BUDGET,
+    METADATA_KEY,
+    CellBudgetExceeded,
+    TimedNotebookClient,
+    format_slowest,
+)
 
 
-def execute(path: Path, timeout: int = 600) -> float:
+def cell_budget(config: Path = ROOT / "_config.yml") -> float:
+    """The build's per-cell budget in seconds, from _config.yml."""
+    sphinx_config = (yaml.safe_load(config.read_text()).get("sphinx") or {}).get("config") or {}
+    return sphinx_config.get("execution_cell_budget", DEFAULT_CELL_BUDGET)
+
+
+def execute(path: Path, timeout: int = 600, budget: float | None = None) -> dict:
+    """Execute ``path`` in place; return its timing record (see execution_timing.TimedNotebookClient)."""
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(
+    try:
+        label = path.resolve().relative_to(ROOT).as_posix()
+    except ValueError:
+        label = str(path)
+    client = TimedNotebookClient(
         nb,
+        label=label,
+        cell_budget=cell_budget() if budget is None else budget,
         timeout=timeout,
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent.resolve())}},
-        record_timing=False,
         store_widget_state=True,  # False trips an nbclient bug with Output widgets; stripped below
     )
-    start = time.perf_counter()
     client.execute()
-    seconds = time.perf_counter() - start
+    timing = nb.metadata.pop(METADATA_KEY)
     nb.metadata.pop("widgets", None)
     nb.metadata.pop("jupytext", None)
     nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
     nbformat.write(nb, path)
-    return seconds
+    return timing
+
+
+def summary(timing: dict) -> str:
+    return (f"{timing['notebook']}: executed in {timing['total']:.1f} s (kernel start {timing['kernel_start']:.1f} s, "
+            f"{len(timing['cells'])} cells {timing['cells_total']:.1f} s, shutdown {timing['shutdown']:.1f} s)")
 
 
 def main(argv: list[str]) -> int:
     if not argv:
         print(__doc__)
         return 2
+    timings = []
     for name in argv:
-        seconds = execute(Path(name))
-        print(f"{name}: executed in {seconds:.1f} s")
+        try:
+            timings.append(execute(Path(name)))
+        except CellBudgetExceeded as err:
+            print(f"FAILED: {err}", file=sys.stderr)
+            return 1
+        print(summary(timings[-1]))
+    if len(timings) > 1:
+        print(format_slowest(timings, 5))
     return 0
 
 
