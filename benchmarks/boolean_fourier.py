@@ -21,7 +21,7 @@ import numpy as np
 from _timing import median_seconds
 
 from attnlib import boolean_inputs
-from attnlib.boolean_fourier import feature_count, low_degree_curve, monomial_features, walsh_hadamard
+from attnlib.lower_bounds.fourier import feature_count, low_degree_curve, monomial_features, walsh_hadamard
 
 
 def dense_transform(H, f):

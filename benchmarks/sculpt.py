@@ -35,8 +35,7 @@ import numpy as np  # noqa: E402
 
 from attnlib import attention, boolean_inputs  # noqa: E402
 from attnlib.sculpt import METHODS, compare_methods, min_norm_point, planted_instance, sculpt, sweep  # noqa: E402
-from attnlib.sculpt._common import cosine, relative  # noqa: E402
-from attnlib.sculpt.diagnostics import phase_diagnostics  # noqa: E402
+from attnlib.sculpt.diagnostics import cosine, phase_diagnostics, relative  # noqa: E402
 
 SIZES = {
     "small": {"d": 4, "n": 3, "m": 2, "N": 3000, "adam_epochs": 1000},

@@ -121,7 +121,7 @@ def run_check(check: str, fn: Callable, cases: Sequence[Case], arg_names: Sequen
     print(f"{check}: all {len(cases)} cases passed.")
 
 
-def as_heads(check: str, got, case: Case, d: int):
+def returned_heads(check: str, got, case: Case, d: int):
     """The learner's layer, given as ``Heads`` or a pair ``(Theta, W)`` of (m, d, d) arrays, as ``Heads``."""
     from ..heads import Heads
 

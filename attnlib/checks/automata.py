@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..attention import attention
-from ._core import Case, CheckFailure, as_heads, run_check
+from ._core import Case, CheckFailure, returned_heads, run_check
 
 __all__ = ["check_accepting_lookup"]
 
@@ -64,7 +64,7 @@ def check_accepting_lookup(fn) -> None:
             raise CheckFailure(f"{where}, T must be an array of numbers") from None
         if T.shape != (S * A, d):
             raise CheckFailure(f"{where}, T has shape {T.shape}; expected (S*A, S*A + S + 1) = {(S * A, d)}")
-        heads = as_heads("check_accepting_lookup", got[1], case, d)
+        heads = returned_heads("check_accepting_lookup", got[1], case, d)
         out = np.empty((S * A, d))
         for p in range(S * A):
             q = np.zeros(d)

@@ -19,7 +19,7 @@ _ORDER = ("coefficient T must belong to the monomial of the variables whose bits
 
 def _cube_functions():
     """(name, values on the cube of K variables) for a few functions with known and unknown spectra."""
-    from ..boolean_fourier import boolean_cube
+    from ..lower_bounds.fourier import boolean_cube
 
     rng = np.random.default_rng(20260500)
     x = boolean_cube(1, 3)[:, 0]
@@ -47,7 +47,7 @@ def check_walsh_hadamard(fn) -> None:
     >>> check_walsh_hadamard(walsh_hadamard)
     check_walsh_hadamard: all 6 cases passed.
     """
-    from ..boolean_fourier import walsh_hadamard
+    from ..lower_bounds.fourier import walsh_hadamard
 
     cases = [Case(name, (v,), walsh_hadamard(v)) for name, v in _cube_functions()]
 
@@ -86,7 +86,7 @@ def check_weight_by_degree(fn) -> None:
     check_weight_by_degree: on case 'x_0 x_1 + 0.5 on K=3 variables' (values of shape (8,)),
     w at index (0,) is 0.5; expected 0.25 (1 of 4 entries differ).
     """
-    from ..boolean_fourier import walsh_hadamard
+    from ..lower_bounds.fourier import walsh_hadamard
 
     cases = []
     for name, v in _cube_functions():

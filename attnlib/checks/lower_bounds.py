@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..attention import attention
-from ._core import Case, as_heads, run_check
+from ._core import Case, returned_heads, run_check
 
 __all__ = ["check_parity_coefficients", "check_parity_learner"]
 
@@ -77,7 +77,7 @@ def check_parity_learner(fn) -> None:
 
     def convert(got, case):
         d = case.args[0].shape[-1]
-        return attention(case.extra["X_test"], as_heads("check_parity_learner", got, case, d))
+        return attention(case.extra["X_test"], returned_heads("check_parity_learner", got, case, d))
 
     run_check("check_parity_learner", fn, cases, ["X", "Y"], rtol=1e-6, atol=1e-6, convert=convert,
               label="the output of your layer on held-out inputs")

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..attention import attention
 from ..heads import Heads
-from ._core import Case, CheckFailure, as_heads, run_check
+from ._core import Case, CheckFailure, returned_heads, run_check
 
 _ORDER = ("use Algorithm 2's order: the pairs (j, k) with j < k row by row, then the diagonal (j, j); "
           "feature p * d + l is pair p times x_n[l].")
@@ -148,7 +148,7 @@ def check_heads_from_coef(fn) -> None:
     def convert(got, case):
         C = case.args[0]
         d = C.shape[1]
-        heads = as_heads("check_heads_from_coef", got, case, d)
+        heads = returned_heads("check_heads_from_coef", got, case, d)
         if heads.m > d * d:
             raise CheckFailure(f"check_heads_from_coef: on case '{case.name}', your layer has {heads.m} heads; "
                                f"at most d^2 = {d * d} are needed.")

@@ -12,7 +12,8 @@ Modules, one concept each:
 * ``hypercube`` -- facts special to ±1 inputs (logit gaps are linear in Theta, ...)
 * ``single_head`` -- an exact linear learner for one head
 * ``instances`` -- planted heads and the conditions the reconstruction needs
-* ``phases`` -- phase 1 (estimates of sum_i W_i) and phase 3 (min-norm proxy, slices)
+* ``sum_w`` -- phase 1: estimates of sum_i W_i from the data alone
+* ``proxy`` -- phase 3: the min-norm proxy, its slices, and the refined sum_i W_i
 * ``body`` -- phase 2: certified rows, halfspaces, the body and LPs over it (HiGHS)
 * ``span`` -- phase 4: the span of the Theta_i
 * ``candidates`` -- phase 5: candidate heads certified by least squares for the W_i
@@ -41,21 +42,11 @@ from .compare import METHODS, compare_methods, relative_test_error, sweep
 from .hypercube import all_tokens, constant_sequences, fourth_moment, gap_feature, gap_feature_rank, logit_gaps
 from .instances import Conditions, check_conditions, min_norm_point, planted_instance
 from .local import lbfgs_restarts, polish, polish_from_random, residual_jacobian
-from .phases import (
-    atom_residuals,
-    atom_score,
-    constant_sum_W,
-    crude_sum_W,
-    estimate_sum_W,
-    min_norm_proxy,
-    proxy_margins,
-    refine_sum_W,
-    slice_curve,
-    trimmed_sum_W,
-)
 from .pipeline import SculptResult, learn, sculpt
+from .proxy import min_norm_proxy, proxy_margins, refine_sum_W, slice_curve
 from .single_head import learn_single_head
 from .span import Span, face_span, random_span, span_alignment, spectral_span
+from .sum_w import atom_residuals, atom_score, constant_sum_W, crude_sum_W, estimate_sum_W, trimmed_sum_W
 
 __all__ = [
     "METHODS",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_float_array, check_boolean, check_positive_int, check_sequences
-from ..attention import _check_heads
-from ..heads import Heads
+from .._validation import as_float_array, check_positive_int
+from .._validation import check_cube_data as check_data  # noqa: F401  (the sculpt modules' name)
+from ..heads import as_heads as check_heads  # noqa: F401  (the sculpt modules' name for it)
 
 
 class SculptError(RuntimeError):
@@ -29,21 +29,6 @@ class SculptError(RuntimeError):
         super().__init__(f"{phase}: {message}")
 
 
-def check_data(X, Y, *, boolean: bool = True, d: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Validate a batch X (N, n, d) on the hypercube and targets Y of the same shape."""
-    X, single = check_sequences(X, d=d)
-    if single:
-        raise ValueError(f"X must be a batch of shape (N, n, d); received one sequence of shape {X.shape[1:]}")
-    if boolean:
-        check_boolean("X", X)
-    Y = as_float_array("Y", Y)
-    if Y.shape != X.shape:
-        raise ValueError(
-            f"Y must hold the layer's output at every position, shape {X.shape} like X; received shape {Y.shape}"
-        )
-    return X, Y
-
-
 def check_m(m) -> int:
     """The number of heads, a positive integer."""
     return check_positive_int("m", m)
@@ -56,14 +41,6 @@ def check_matrix(name: str, A, d: int | None = None) -> np.ndarray:
         want = f"({d}, {d})" if d is not None else "(d, d)"
         raise ValueError(f"{name} must be a square matrix of shape {want}; received shape {A.shape}")
     return A
-
-
-def check_heads(heads, d: int | None = None, name: str = "heads") -> Heads:
-    """A :class:`attnlib.Heads` of token dimension d."""
-    heads = _check_heads(heads)
-    if d is not None and heads.d != d:
-        raise ValueError(f"{name} has d={heads.d} but the data have token dimension d={d}")
-    return heads
 
 
 def gather_tokens(X: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -106,18 +83,6 @@ def singular_values(A: np.ndarray) -> np.ndarray:
     """Singular values of a tall matrix, largest first, from the eigenvalues of ``A^T A``."""
     eig = np.linalg.eigvalsh(A.T @ A)
     return np.sqrt(np.clip(eig[::-1], 0.0, None))
-
-
-def relative(a, b) -> float:
-    """``||a - b|| / ||b||`` in the Frobenius norm."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    return float(np.linalg.norm(a - b) / np.linalg.norm(b))
-
-
-def cosine(a, b) -> float:
-    """Cosine of the angle between two arrays, read as vectors."""
-    a, b = np.ravel(a), np.ravel(b)
-    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
 _HIGHS_STATUS = {

@@ -7,13 +7,40 @@ import numpy as np
 from ..attention import attention
 from ..heads import Heads
 from ..inputs import boolean_inputs
-from ._common import SculptError, check_heads, cosine, relative
+from ._common import SculptError, check_heads
 from .compare import relative_test_error
 from .instances import min_norm_point, planted_instance
-from .phases import crude_sum_W, slice_curve
 from .pipeline import sculpt
+from .proxy import slice_curve
 from .single_head import learn_single_head
 from .span import span_alignment
+from .sum_w import crude_sum_W
+
+
+def relative(a, b) -> float:
+    """``||a - b|| / ||b||`` in the Frobenius norm: how far an estimate ``a`` is from the truth ``b``.
+
+    Examples
+    --------
+    >>> from attnlib.sculpt.diagnostics import relative
+    >>> relative([1.0, 1.0], [1.0, 0.0])
+    1.0
+    """
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return float(np.linalg.norm(a - b) / np.linalg.norm(b))
+
+
+def cosine(a, b) -> float:
+    """Cosine of the angle between two arrays, read as vectors.
+
+    Examples
+    --------
+    >>> from attnlib.sculpt.diagnostics import cosine
+    >>> round(cosine([1.0, 1.0], [1.0, 0.0]), 3)
+    0.707
+    """
+    a, b = np.ravel(a), np.ravel(b)
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
 def phase_diagnostics(report: dict, teacher: Heads, X_test, Y_test) -> dict:

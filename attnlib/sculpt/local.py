@@ -13,9 +13,9 @@ import time
 import numpy as np
 
 from .._validation import check_positive_int
-from ..attention import _forward
+from ..attention import forward as _forward
 from ..heads import Heads, random_heads
-from ..training import _loss_grad
+from ..training import loss_and_gradient_arrays as _loss_grad
 from ._common import check_data, check_heads, check_m
 
 

@@ -13,8 +13,9 @@ from ._common import SculptError, check_data, check_m
 from .body import prune, sculpt_body
 from .candidates import best_scale, certify_candidates, face_candidates, fit_W, net_candidates
 from .local import polish as _polish
-from .phases import atom_score, estimate_sum_W, min_norm_proxy, refine_sum_W
+from .proxy import min_norm_proxy, refine_sum_W
 from .span import face_span, random_span, spectral_span
+from .sum_w import atom_score, estimate_sum_W
 
 SPAN_METHODS = ("face", "spectral", "random")
 

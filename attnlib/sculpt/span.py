@@ -19,7 +19,7 @@ import numpy as np
 from .._validation import as_float_array, check_positive_float, check_positive_int
 from ._common import SculptError, check_data, check_m, check_matrix, distinct_from, gather_tokens
 from .body import Body, support
-from .phases import proxy_margins
+from .proxy import proxy_margins
 
 
 @dataclass(frozen=True, eq=False)

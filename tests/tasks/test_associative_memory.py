@@ -5,7 +5,8 @@ import pytest
 
 from attnlib import attention
 from attnlib.rkhs import certificate
-from attnlib.tasks.associative_memory import Memories, identifiability_sweep, memory_heads, sample_memories
+from attnlib.rkhs.experiments import identifiability_sweep
+from attnlib.tasks.associative_memory import Memories, memory_heads, sample_memories
 
 
 def test_shapes_and_bookkeeping():
