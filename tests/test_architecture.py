@@ -157,8 +157,9 @@ class Rules:
     allowed_outside: tuple[str, ...] = ("numpy",)
 
 
-def violations(package: Package, rules: Rules = Rules()) -> dict[str, list[str]]:
+def violations(package: Package, rules: Rules | None = None) -> dict[str, list[str]]:
     """Every broken rule, with the route that breaks it."""
+    rules = rules or Rules()
     name = package.name
     full = lambda short: f"{name}.{short}"  # noqa: E731
     found: dict[str, list[str]] = {}
@@ -271,10 +272,12 @@ BROKEN = {
     "inputs.py": "",
     "landscape.py": "",
     "rkhs/__init__.py": "from .regression import fit\n",
-    "rkhs/regression.py": "from ..viz.figures import plot\n\ndef fit():\n    from ..sculpt.body import cut\n    return plot, cut\n",
+    "rkhs/regression.py": (
+        "from ..viz.figures import plot\n\ndef fit():\n    from ..sculpt.body import cut\n    return plot, cut\n"),
     "sculpt/__init__.py": "",
     "sculpt/_common.py": "def _helper():\n    return 0\n\ndef shared():\n    return 1\n",
-    "sculpt/body.py": "from ._common import _helper\n\ndef cut():\n    from ..checks import grade\n    return grade, _helper\n",
+    "sculpt/body.py": (
+        "from ._common import _helper\n\ndef cut():\n    from ..checks import grade\n    return grade, _helper\n"),
     "lower_bounds/__init__.py": "from ..sculpt._common import shared\nfrom ..training import _private\n",
     "checks/__init__.py": "def grade():\n    return 0\n",
     "viz/__init__.py": "",
