@@ -40,6 +40,8 @@ MOVED_MODULES: dict[str, tuple[str, ...]] = {
     "attnlib.widgets_sculpt": ("attnlib.widgets.sculpt",),
     "attnlib.widgets_lower_bounds": ("attnlib.widgets.lower_bounds",),
     "attnlib.sculpt.phases": ("attnlib.sculpt.sum_w", "attnlib.sculpt.proxy"),
+    "attnlib.checks.automata": ("attnlib.checks.tasks",),
+    "attnlib.checks.boolean_fourier": ("attnlib.checks.lower_bounds",),
 }
 
 

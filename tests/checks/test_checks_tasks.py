@@ -1,4 +1,4 @@
-"""Tests for attnlib.checks.automata: the accepting-lookup check passes a hand-built layer and rejects mistakes."""
+"""Tests for attnlib.checks.tasks: the accepting-lookup check passes a hand-built layer and rejects mistakes."""
 
 import numpy as np
 import pytest

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..attention import attention
-from ._core import Case, CheckFailure, returned_heads, run_check
+from ._core import Case, CheckFailure, case_rng, returned_heads, run_check
 
 __all__ = ["check_accepting_lookup"]
 
@@ -37,7 +37,7 @@ def check_accepting_lookup(fn) -> None:
     """
     from ..tasks.automata import DFA, random_dfa
 
-    rng = np.random.default_rng(20260300)
+    rng = case_rng(300)
     dfas = {"parity automaton (S=2, A=2)": DFA([[0, 1], [1, 0]], accepting=[False, True]),
             "random, S=3, A=2": random_dfa(3, 2, rng=rng),
             "random, S=4, A=3": random_dfa(4, 3, rng=rng),
