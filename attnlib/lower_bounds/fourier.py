@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._linalg import lstsq
 from .._validation import as_float_array, check_positive_int, check_sequences
 from ..attention import attention
 from ..heads import Heads, as_heads
@@ -25,7 +26,6 @@ from ..heads import Heads, as_heads
 #: largest number of Boolean variables n * d that the enumeration functions accept.
 MAX_CUBE_VARIABLES = 20
 #: fall back from the normal equations to an SVD solve above this (estimated) condition number.
-_GRAM_CONDITION_LIMIT = 1e8
 
 
 def boolean_cube(n: int, d: int) -> np.ndarray:
@@ -315,27 +315,6 @@ def _check_targets(Phi: np.ndarray, y, name: str = "y") -> np.ndarray:
     return y
 
 
-def _least_squares(Phi: np.ndarray, y: np.ndarray, G: np.ndarray | None = None, b: np.ndarray | None = None):
-    """Least-squares coefficients, by Cholesky on the normal equations when they are well conditioned.
-
-    On uniform Boolean inputs the monomials are orthonormal in expectation, so
-    with N well above p the Gram matrix ``Phi^T Phi / N`` is close to I and the
-    normal equations lose nothing; otherwise fall back to an SVD solve.
-    """
-    N, p = Phi.shape
-    if N >= p:
-        G = Phi.T @ Phi if G is None else G  # (p, p)
-        b = Phi.T @ y if b is None else b  # (p,)
-        try:
-            L = np.linalg.cholesky(G)
-            diag = np.diag(L)
-            if (diag.max() / diag.min()) ** 2 < _GRAM_CONDITION_LIMIT:
-                return np.linalg.solve(L.T, np.linalg.solve(L, b))
-        except np.linalg.LinAlgError:
-            pass
-    return np.linalg.lstsq(Phi, y, rcond=None)[0]
-
-
 def _warn_if_underdetermined(N: int, p: int, degree: int) -> None:
     if N < p:
         warnings.warn(f"only N={N} examples for {p} monomial features of degree <= {degree}: the fit "
@@ -393,7 +372,7 @@ def low_degree_regression(X, y, degree: int, *, X_test=None, y_test=None) -> Low
     y = _check_targets(Phi, y)
     _warn_if_underdetermined(*Phi.shape, degree)
     Phi_test, y_test = _test_features(X_test, y_test, degree, Phi.shape[1])
-    coef = _least_squares(Phi, y)
+    coef = lstsq(Phi, y).x
     train_mse = float(np.mean((Phi @ coef - y) ** 2))
     test_mse = None if Phi_test is None else float(np.mean((Phi_test @ coef - y_test) ** 2))
     coef.setflags(write=False)
@@ -464,7 +443,7 @@ def low_degree_curve(X, y, max_degree: int, *, X_test=None, y_test=None) -> LowD
     G, b = Phi.T @ Phi, Phi.T @ y  # (p, p), (p,)
     train, test = [], []
     for p in counts:
-        coef = _least_squares(Phi[:, :p], y, G[:p, :p], b[:p])
+        coef = lstsq(Phi[:, :p], y, gram=G[:p, :p], rhs=b[:p]).x
         train.append(np.mean((Phi[:, :p] @ coef - y) ** 2))
         if Phi_test is not None:
             test.append(np.mean((Phi_test[:, :p] @ coef - y_test) ** 2))

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._linalg import solve_normal
 from .._validation import as_float_array
 
 # Chunks are sized so that the largest per-chunk buffer holds about this many floats.
@@ -37,8 +38,6 @@ _CHUNK_FLOATS = 2_000_000
 # The products vech(g g^T) fed to each GEMM of the normal equations: fewer, larger BLAS calls
 # parallelise better, smaller ones stay in cache; 2M floats (16 MB) measured best on one core.
 _GEMM_FLOATS = 2_000_000
-# Cholesky is trusted while the equilibrated system's condition number stays below this.
-_MAX_CONDITION = 1e8
 
 
 def n_features(d: int) -> int:
@@ -347,30 +346,13 @@ def solve_normal_equations(A: np.ndarray, B: np.ndarray, rows: int) -> Solution 
 
     ``A`` is overwritten.
     """
-    from scipy.linalg import lapack
-
     psi = A.shape[0]
     if rows < psi:
         return None
-    s = np.sqrt(np.diag(A))
-    if not np.all(s > 0):
-        return None  # a feature that is identically zero on the data
-    inv = 1.0 / s
-    As = A
-    As *= inv[:, None]
-    As *= inv[None, :]
-    anorm = float(lapack.dlange("1", As.T))  # As.T is Fortran-ordered: no copy
-    # As is symmetric, so its transpose is the same matrix in Fortran order: factorised in place
-    c, info = lapack.dpotrf(As.T, lower=0, clean=1, overwrite_a=1)
-    if info != 0:
+    solved = solve_normal(A, B, overwrite=True)  # the library's one conditioning policy
+    if solved is None:
         return None
-    rcond, info = lapack.dpocon(c, anorm, uplo="U")
-    if info != 0 or rcond * _MAX_CONDITION < 1.0:
-        return None
-    Z, info = lapack.dpotrs(c, B / s[:, None], lower=0)
-    if info != 0:
-        return None
-    return Solution(Z / s[:, None], "cholesky", psi, 1.0 / rcond)
+    return Solution(solved[0], "cholesky", psi, solved[1])
 
 
 def solve_by_qr(seqs: Sequences, mode: str, targets: list) -> tuple[Solution, float]:

@@ -53,30 +53,14 @@ def distinct_from(X: np.ndarray, xb: np.ndarray) -> np.ndarray:
     return np.any(X[:, None, :, :] != xb[:, :, None, :], axis=-1)  # (N, n, n)
 
 
-def gap_features(X: np.ndarray, a: np.ndarray, xb: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """``Z[k] = x_a (x_b - x_c)^T`` for rows k, from query tokens, attended tokens and competitors.
+def gap_features(x_a: np.ndarray, x_b: np.ndarray, x_c: np.ndarray) -> np.ndarray:
+    """``Z = x_a (x_b - x_c)^T``, row by row: the halfspace normals, on arrays already checked.
 
-    ``a`` and ``c`` are (example, token) index pairs given as arrays of shape (K, 2);
-    ``xb`` is the attended token vector, shape (K, d).
+    The one computation behind :func:`attnlib.sculpt.gap_feature` (which checks its input)
+    and the phases; ``<Theta, Z>_F`` is the logit gap of query a between tokens b and c.
+    Shapes (..., d) each, broadcast; returns (..., d, d).
     """
-    xa = X[a[:, 0], a[:, 1]]  # (K, d)
-    xc = X[c[:, 0], c[:, 1]]  # (K, d)
-    return np.einsum("kp,kq->kpq", xa, xb - xc)  # (K, d, d)
-
-
-def least_squares(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """``argmin_X ||A X - B||`` for a tall A, through the normal equations when A is well conditioned.
-
-    The Gram matrix ``A^T A`` is small (columns x columns), so this avoids a
-    threaded factorisation of the tall matrix, which is slow on a busy machine.
-    When A is ill-conditioned (or rank deficient) it falls back to ``lstsq``,
-    whose answer the normal equations would lose.
-    """
-    G = A.T @ A
-    eig = np.linalg.eigvalsh(G)
-    if eig[0] > 1e-10 * max(eig[-1], 1e-300):
-        return np.linalg.solve(G, A.T @ B)
-    return np.linalg.lstsq(A, B, rcond=None)[0]
+    return x_a[..., :, None] * (x_b - x_c)[..., None, :]
 
 
 def singular_values(A: np.ndarray) -> np.ndarray:

@@ -14,10 +14,11 @@ import itertools
 
 import numpy as np
 
+from .._linalg import lstsq
 from .._validation import as_float_array, check_positive_int
 from ..attention import forward
 from ..heads import Heads
-from ._common import check_data, check_m, least_squares
+from ._common import check_data, check_m
 from .body import Body, support
 from .span import Span
 
@@ -62,7 +63,7 @@ def fit_W(X, Y, Theta) -> tuple[np.ndarray, float]:
     m = Theta.shape[0]
     _, _, AX = forward(X, Theta, np.zeros((m, d, d)), "softmax", False)  # (N, m, n, d)
     design = AX.transpose(0, 2, 1, 3).reshape(N * n, m * d)
-    W = least_squares(design, Y.reshape(N * n, d)).reshape(m, d, d)
+    W = lstsq(design, Y.reshape(N * n, d)).x.reshape(m, d, d)
     resid = design @ W.reshape(m * d, d) - Y.reshape(N * n, d)
     return W, float(np.linalg.norm(resid) / np.linalg.norm(Y))
 

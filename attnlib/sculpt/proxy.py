@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._linalg import lstsq
 from .._validation import check_positive_float, check_positive_int
-from ._common import SculptError, check_data, check_matrix, distinct_from, gather_tokens, least_squares
+from ._common import SculptError, check_data, check_matrix, distinct_from, gather_tokens
 from .body import Body
 from .sum_w import spanning_prefix, trimmed_sum_W
 
@@ -154,11 +155,11 @@ def refine_sum_W(X, Y, proxy, *, quantile: float = 0.05, keep: float = 0.5, iter
     rows = spanning_prefix(tokens, order, count, phase="phase 3")
     threshold = margin[rows[-1]]
     A, B = tokens[rows], labels[rows]  # (R, d), (R, d)
-    S = least_squares(A, B)
+    S = lstsq(A, B).x
     for _ in range(iterations):
         r = np.linalg.norm(B - A @ S, axis=-1)
         near = spanning_prefix(A, np.argsort(r), int(np.ceil(keep * len(r))), phase="phase 3")
-        S = least_squares(A[near], B[near])
+        S = lstsq(A[near], B[near]).x
     info = {"rows": len(rows), "threshold": float(threshold), "slice_only": S}
     if atoms:
         S = trimmed_sum_W(X, Y, S, keep=0.05)

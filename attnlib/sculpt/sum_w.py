@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._linalg import lstsq
 from .._validation import check_positive_float, check_positive_int
-from ._common import SculptError, check_data, check_matrix, gather_tokens, least_squares, singular_values
+from ._common import SculptError, check_data, check_matrix, gather_tokens, singular_values
 from .hypercube import constant_sequences
 
 
@@ -81,7 +82,7 @@ def constant_sum_W(X, Y) -> np.ndarray:
             f"{int(same.sum())} of {N} sequences are constant and their tokens span {rank} < d = {d} "
             f"dimensions; expected about N 2^(-(n-1) d) = {N * 2.0 ** (-(n - 1) * d):.3g} of them",
         )
-    return least_squares(tokens, labels)
+    return lstsq(tokens, labels).x
 
 
 def spanning_prefix(tokens: np.ndarray, order: np.ndarray, count: int, *, phase: str) -> np.ndarray:
@@ -191,7 +192,7 @@ def trimmed_sum_W(X, Y, init, *, keep: float = 0.2, iterations: int = 30, anchor
     d = X.shape[-1]
     T, L = (np.zeros((0, d)), np.zeros((0, d))) if anchors is None else (np.asarray(a, dtype=float) for a in anchors)
     if len(T):
-        S = S + np.linalg.lstsq(T, L - T @ S, rcond=None)[0]  # nearest start that fits the anchors
+        S = S + lstsq(T, L - T @ S).x  # nearest start that fits the anchors
     weight = 1e3
     N, n, _ = X.shape
     for _ in range(iterations):
@@ -200,7 +201,7 @@ def trimmed_sum_W(X, Y, init, *, keep: float = 0.2, iterations: int = 30, anchor
         rows = spanning_prefix(tokens, np.argsort(r.ravel()), int(np.ceil(keep * N * n)), phase="phase 1")
         A = np.vstack([tokens[rows], weight * T])
         B = np.vstack([Y.reshape(N * n, d)[rows], weight * L])
-        new = least_squares(A, B)
+        new = lstsq(A, B).x
         if np.allclose(new, S, rtol=1e-12, atol=1e-14):
             break
         S = new
