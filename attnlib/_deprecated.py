@@ -127,4 +127,14 @@ def renamed(old: str, new):
 
     alias.__name__ = alias.__qualname__ = old
     alias.__doc__ = f"Deprecated alias of :func:`{new.__module__}.{new.__name__}`."
+    alias.__module__ = __name__  # not listed with the new name's module in the API reference
     return alias
+
+
+def renamed_keyword(func: str, old: str, old_value, new: str, new_value):
+    """The value of keyword ``new``, taking the deprecated spelling ``old`` if the caller used it."""
+    if old_value is None:
+        return new_value
+    warnings.warn(f"{func}: the keyword {old} has been renamed {new}; the old name will be removed in the next "
+                  f"release", DeprecationWarning, stacklevel=3)
+    return old_value

@@ -341,7 +341,14 @@ MOVED_NAMES = {
 }
 
 #: old names kept as deprecated aliases of renamed functions: (module, old) -> new name
-RENAMED = {}
+RENAMED = {
+    ("attnlib.sculpt", "check_conditions"): "measure_conditions",
+    ("attnlib.sculpt.instances", "check_conditions"): "measure_conditions",
+    ("attnlib.sculpt", "check_feasible"): "feasible_point",
+    ("attnlib.sculpt.body", "check_feasible"): "feasible_point",
+    ("attnlib.lower_bounds", "feature_count"): "n_monomials",
+    ("attnlib.boolean_fourier", "feature_count"): "n_monomials",
+}
 
 
 def _fresh_import(path):
@@ -413,3 +420,44 @@ def test_an_unknown_name_is_still_an_attribute_error():
         attnlib.viz.plot_nothing  # noqa: B018
     with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
         attnlib.nothing  # noqa: B018
+
+
+@pytest.mark.parametrize(("path", "old"), sorted(RENAMED))
+def test_renamed_function_warns_and_gives_the_same_answer(path, old):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # the old module path itself may warn
+        module = importlib.import_module(path)
+    new = RENAMED[path, old]
+    alias, function = getattr(module, old), getattr(module, new)
+    assert alias is not function
+    args = {"n_monomials": (12, 5), "measure_conditions": None, "feasible_point": None}[new]
+    if args is None:  # the sculpt predicates: on a planted layer and its body
+        from attnlib import attention, boolean_inputs
+        from attnlib.sculpt import crude_sum_W, planted_instance, sculpt_body
+
+        heads = planted_instance(2, 3, rng=0)
+        if new == "measure_conditions":
+            args = (heads,)
+        else:
+            X = boolean_inputs(400, 3, 3, rng=1)
+            Y = attention(X, heads)
+            args = (sculpt_body(X, Y, crude_sum_W(X, Y)),)
+    with pytest.warns(DeprecationWarning, match=rf"{old} has been renamed {new}"):
+        got = alias(*args)
+    assert repr(got) == repr(function(*args))
+
+
+def test_the_sculpt_stutter_ends_and_the_old_name_still_works():
+    import attnlib.sculpt as sculpt_package
+
+    assert "carve" in sculpt_package.__all__ and "sculpt" not in sculpt_package.__all__
+    assert sculpt_package.carve is sculpt_package.sculpt
+
+
+def test_n_test_keyword_is_now_N_test():
+    from attnlib.rkhs.experiments import learning_curve
+
+    new = learning_curve(2, 0.0, Ns=[20], N_test=10, rng=0)
+    with pytest.warns(DeprecationWarning, match="the keyword n_test has been renamed N_test"):
+        old = learning_curve(2, 0.0, Ns=[20], n_test=10, rng=0)
+    assert new[1].tolist() == old[1].tolist()

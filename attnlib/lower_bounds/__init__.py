@@ -45,11 +45,12 @@ from .fourier import (
     LowDegreeCurve,
     LowDegreeFit,
     boolean_cube,
-    feature_count,
+    feature_count,  # noqa: F401  (deprecated alias of n_monomials)
     fourier_spectrum,
     low_degree_curve,
     low_degree_regression,
     monomial_features,
+    n_monomials,
     walsh_hadamard,
 )
 from .parities import parity_by_elimination, parity_by_enumeration
@@ -63,12 +64,12 @@ __all__ = [
     "ParityInstance",
     "boolean_cube",
     "decode_parity_examples",
-    "feature_count",
     "fourier_spectrum",
     "gd_experiment",
     "low_degree_curve",
     "low_degree_regression",
     "monomial_features",
+    "n_monomials",
     "parity_betas",
     "parity_by_elimination",
     "parity_by_enumeration",

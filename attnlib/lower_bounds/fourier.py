@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._deprecated import renamed
 from .._linalg import lstsq
 from .._validation import as_float_array, check_positive_int, check_sequences
 from ..attention import attention
@@ -211,17 +212,24 @@ def fourier_spectrum(target, *, n: int = 2, d: int | None = None, position: int 
 # --- the low-degree regression baseline --------------------------------------------------------
 
 
-def feature_count(num_vars: int, degree: int) -> int:
+def n_monomials(num_vars: int, degree: int) -> int:
     """Number of multilinear monomials of degree <= D in K variables: sum_{k<=D} C(K, k).
+
+    The number of features of :func:`monomial_features` (named like
+    :func:`attnlib.rkhs.n_features`, the number of cubic features).
 
     Examples
     --------
-    >>> feature_count(12, 5)
+    >>> from attnlib.lower_bounds import n_monomials
+    >>> n_monomials(12, 5)
     1586
     """
     num_vars = check_positive_int("num_vars", num_vars)
     degree = _check_degree(degree)
     return sum(math.comb(num_vars, k) for k in range(min(degree, num_vars) + 1))
+
+
+feature_count = renamed("feature_count", n_monomials)
 
 
 def _check_degree(degree) -> int:
@@ -252,7 +260,7 @@ def monomial_features(X, degree: int) -> tuple[np.ndarray, list]:
     Returns
     -------
     Phi : ndarray of shape (N, p)
-        ``Phi[:, q] = prod_{k in monomials[q]} X_flat[:, k]``, p = :func:`feature_count`.
+        ``Phi[:, q] = prod_{k in monomials[q]} X_flat[:, k]``, p = :func:`n_monomials`.
     monomials : list of tuple of int
         Flat variable indices ``a*d + j`` of every column.
 
@@ -418,7 +426,7 @@ def low_degree_curve(X, y, max_degree: int, *, X_test=None, y_test=None) -> LowD
     Notes
     -----
     The monomials are ordered by degree, so the features of degree <= D' are
-    the first ``feature_count(n d, D')`` columns, and their Gram matrix is the
+    the first ``n_monomials(n d, D')`` columns, and their Gram matrix is the
     leading block of the Gram matrix at degree D. One product ``Phi^T Phi``
     serves every degree.
 
@@ -437,7 +445,7 @@ def low_degree_curve(X, y, max_degree: int, *, X_test=None, y_test=None) -> LowD
     y = _check_targets(Phi, y)
     K = X3.shape[1] * X3.shape[2]
     degrees = np.arange(max_degree + 1)
-    counts = np.array([feature_count(K, D) for D in degrees])
+    counts = np.array([n_monomials(K, D) for D in degrees])
     _warn_if_underdetermined(Phi.shape[0], int(counts[-1]), max_degree)
     Phi_test, y_test = _test_features(X_test, y_test, max_degree, Phi.shape[1])
     G, b = Phi.T @ Phi, Phi.T @ y  # (p, p), (p,)

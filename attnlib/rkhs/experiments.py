@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._deprecated import renamed_keyword
 from .._validation import check_positive_int
 from ..attention import attention
 from ..heads import random_heads
@@ -28,7 +29,7 @@ from .regression import fit_linear_attention
 __all__ = ["HeadsRace", "Sweep", "adam_on_memories", "heads_vs_regression", "identifiability_sweep", "learning_curve"]
 
 
-def learning_curve(d: int, noise: float, *, Ns=None, n: int = 6, n_test: int = 200, rng=None):
+def learning_curve(d: int, noise: float, *, Ns=None, n: int = 6, N_test: int = 200, rng=None, n_test=None):
     """Relative test error of regression against N, for a random 2-head teacher with label noise.
 
     Parameters
@@ -41,6 +42,11 @@ def learning_curve(d: int, noise: float, *, Ns=None, n: int = 6, n_test: int = 2
         Training set sizes; default from psi / 2 to 16 psi.
     n : int
         Tokens per training sequence (test sequences have 3n).
+    N_test : int, default 200
+        Test sequences.
+    rng : int, numpy.random.Generator or None
+    n_test : int, optional
+        Deprecated spelling of ``N_test``.
 
     Returns
     -------
@@ -48,11 +54,12 @@ def learning_curve(d: int, noise: float, *, Ns=None, n: int = 6, n_test: int = 2
     errors : ndarray
         ``||F_hat - F|| / ||F||`` on fresh inputs, one per N.
     """
+    N_test = renamed_keyword("learning_curve", "n_test", n_test, "N_test", N_test)
     rng = np.random.default_rng(rng)
     psi = n_features(d)
     Ns = np.unique(np.geomspace(psi // 2, 16 * psi, 9).astype(int)) if Ns is None else np.asarray(Ns)
     teacher = random_heads(2, d, rng=rng)
-    X_test = gaussian_inputs(n_test, 3 * n, d, rng=rng)
+    X_test = gaussian_inputs(N_test, 3 * n, d, rng=rng)
     truth = attention(X_test, teacher, kind="linear")[:, -1]
     errors = []
     for N in Ns:
@@ -199,8 +206,8 @@ class Sweep:
         return f"Sweep(shares={self.shares.size}, solvers={list(self.distance)}, steps={self.steps})"
 
 
-def identifiability_sweep(shares, *, N: int = 2**14, m: int = 2, steps: int = 1000, n_test: int = 2000,
-                          rng=None) -> Sweep:
+def identifiability_sweep(shares, *, N: int = 2**14, m: int = 2, steps: int = 1000, N_test: int = 2000,
+                          rng=None, n_test=None) -> Sweep:
     """For each orthogonal share: certificate, distance to the truth, and out-of-distribution error.
 
     Parameters
@@ -211,8 +218,10 @@ def identifiability_sweep(shares, *, N: int = 2**14, m: int = 2, steps: int = 10
         Fig. 2 is m = 2, N = 2**14).
     steps : int
         Budget of the iterative solver.
-    n_test : int
+    N_test : int
         Fresh Gaussian-source tables for the out-of-distribution error.
+    n_test : int, optional
+        Deprecated spelling of ``N_test``.
     rng : int, numpy.random.Generator or None
 
     Returns
@@ -237,10 +246,11 @@ def identifiability_sweep(shares, *, N: int = 2**14, m: int = 2, steps: int = 10
     >>> sweep.rank.tolist(), bool(sweep.distance["exact"][0] < 1e-10), bool(sweep.distance["exact"][1] > 0.1)
     ([40, 36], True, True)
     """
+    N_test = renamed_keyword("identifiability_sweep", "n_test", n_test, "N_test", N_test)
     rng = np.random.default_rng(rng)
     shares = np.atleast_1d(np.asarray(shares, dtype=float))
     steps = check_positive_int("steps", steps)
-    test = sample_memories(n_test, m, rng=rng)
+    test = sample_memories(N_test, m, rng=rng)
     heads = memory_heads(m)
     truth = parameter_map(heads)
     start = rng.standard_normal(truth.shape) * np.linalg.norm(truth) / np.sqrt(truth.size)

@@ -18,7 +18,8 @@ Modules, one concept each:
 * ``span`` -- phase 4: the span of the Theta_i
 * ``candidates`` -- phase 5: candidate heads certified by least squares for the W_i
 * ``local`` -- local optimisation: the Levenberg-Marquardt polish, and L-BFGS with restarts
-* ``pipeline`` -- phases 1-3 (``sculpt``) and the whole pipeline (``learn``) with a per-phase report
+* ``pipeline`` -- phases 1-3 (``carve``, also importable by its old name ``sculpt``) and the whole
+  pipeline (``learn``) with a per-phase report
 * ``compare`` -- sculpting against local optimisation on the same data
 * ``diagnostics`` -- what each phase knows, measured against a planted layer
 
@@ -31,7 +32,8 @@ from .body import (
     Certificates,
     body_slice,
     certify,
-    check_feasible,
+    check_feasible,  # noqa: F401  (deprecated alias of feasible_point)
+    feasible_point,
     halfspaces,
     prune,
     sculpt_body,
@@ -40,9 +42,10 @@ from .body import (
 from .candidates import best_scale, certify_candidates, face_candidates, fit_W, net_candidates, refine_in_span
 from .compare import METHODS, compare_methods, relative_test_error, sweep
 from .hypercube import all_tokens, constant_sequences, fourth_moment, gap_feature, gap_feature_rank, logit_gaps
-from .instances import Conditions, check_conditions, min_norm_point, planted_instance
+from .instances import Conditions, check_conditions, measure_conditions, min_norm_point, planted_instance  # noqa: F401
 from .local import lbfgs_restarts, polish, polish_from_random, residual_jacobian
-from .pipeline import SculptResult, learn, sculpt
+from .pipeline import SculptResult, learn, sculpt  # noqa: F401  (sculpt: the old name of carve)
+from .pipeline import sculpt as carve
 from .proxy import min_norm_proxy, proxy_margins, refine_sum_W, slice_curve
 from .single_head import learn_single_head
 from .span import Span, face_span, random_span, span_alignment, spectral_span
@@ -63,14 +66,14 @@ __all__ = [
     "body_slice",
     "certify",
     "certify_candidates",
-    "check_conditions",
-    "check_feasible",
+    "carve",
     "compare_methods",
     "constant_sequences",
     "constant_sum_W",
     "crude_sum_W",
     "estimate_sum_W",
     "face_candidates",
+    "feasible_point",
     "face_span",
     "fit_W",
     "fourth_moment",
@@ -81,6 +84,7 @@ __all__ = [
     "learn",
     "learn_single_head",
     "logit_gaps",
+    "measure_conditions",
     "min_norm_point",
     "min_norm_proxy",
     "net_candidates",
@@ -93,7 +97,6 @@ __all__ = [
     "refine_in_span",
     "refine_sum_W",
     "residual_jacobian",
-    "sculpt",
     "sculpt_body",
     "slice_curve",
     "span_alignment",

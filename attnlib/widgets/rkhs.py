@@ -84,7 +84,7 @@ def identifiability_explorer(*, rng=None):
 
     def draw(log10_steps, log2_N):
         sweep = identifiability_sweep(np.linspace(0.95, 1.0, 6), N=2**log2_N, steps=int(10**log10_steps),
-                                      n_test=500, rng=seed)
+                                      N_test=500, rng=seed)
         return viz.plot_identifiability(sweep)
 
     return interactive(

@@ -9,11 +9,11 @@ import pytest
 from attnlib import Heads, boolean_inputs
 from attnlib.lower_bounds.fourier import (
     boolean_cube,
-    feature_count,
     fourier_spectrum,
     low_degree_curve,
     low_degree_regression,
     monomial_features,
+    n_monomials,
     walsh_hadamard,
 )
 
@@ -26,7 +26,7 @@ def all_cube(n, d):
 def test_cube_and_features_shapes():
     assert boolean_cube(2, 3).shape == (64, 2, 3)
     Phi, mons = monomial_features(boolean_inputs(9, 2, 4, rng=0), 3)
-    assert Phi.shape == (9, feature_count(8, 3)) == (9, 1 + 8 + 28 + 56)
+    assert Phi.shape == (9, n_monomials(8, 3)) == (9, 1 + 8 + 28 + 56)
     assert len(mons) == Phi.shape[1]
 
 
@@ -91,7 +91,7 @@ def test_regression_matches_lstsq_and_curve_matches_single_fits(N):
             assert curve.train_mse[D] == pytest.approx(fit.train_mse, abs=1e-10)
             assert curve.test_mse[D] == pytest.approx(fit.test_mse, rel=1e-8)
             np.testing.assert_allclose(fit.predict(X), Phi @ coef, atol=1e-8)
-    assert list(curve.features) == [feature_count(6, D) for D in range(4)]
+    assert list(curve.features) == [n_monomials(6, D) for D in range(4)]
 
 
 def test_errors():
@@ -115,4 +115,4 @@ def test_errors():
         low_degree_regression(boolean_inputs(9, 2, 2, rng=0), np.zeros(9), 1, X_test=boolean_inputs(3, 2, 3, rng=0),
                               y_test=np.zeros(3))
     with pytest.raises(TypeError, match="degree must be a positive integer"):
-        feature_count(4, 1.5)
+        n_monomials(4, 1.5)
