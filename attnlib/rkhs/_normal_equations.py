@@ -339,6 +339,7 @@ class Solution:
     rank: int
     condition: float
     basis: np.ndarray | None = None  # (rank, psi): orthonormal rows spanning the features' row space
+    loss: float | None = None  # mean squared residual over every target entry
 
 
 def solve_normal_equations(A: np.ndarray, B: np.ndarray, rows: int) -> Solution | None:
@@ -379,6 +380,63 @@ def solve_by_qr(seqs: Sequences, mode: str, targets: list) -> tuple[Solution, fl
     rss = float(np.sum(E * E))
     condition = float(sv[0] / sv[rank - 1]) ** 2 if rank else np.inf
     return Solution(coef, "qr", rank, condition, Vt[:rank]), rss
+
+
+def solve(seqs: Sequences, mode: str, targets: list, *, start: np.ndarray | None = None) -> Solution:
+    """The least-squares fit of Algorithm 1, with its training loss.
+
+    One pass builds the normal equations; Cholesky solves them if they are well
+    conditioned (the library's policy, :mod:`attnlib._linalg`). Otherwise a
+    streamed QR gives the minimum-norm minimiser, or the one nearest to ``start``,
+    with a RuntimeWarning that says why (attributed to the caller's caller).
+    """
+    A, B, yy, rows = normal_equations(seqs, mode, targets)
+    psi, count = A.shape[0], rows * B.shape[1]
+    solution = solve_normal_equations(A, B, rows)
+    if solution is not None:
+        # at the minimiser ||Y - Phi c||^2 = ||Y||^2 - <c, Phi^T Y>; trusted unless it cancels
+        rss = yy - float(np.sum(solution.coef * B))
+        solution.loss = rss / count if rss > 1e-6 * yy else residual_loss(seqs, mode, targets, solution.coef)
+        return solution
+    solution, rss = solve_by_qr(seqs, mode, targets)
+    solution.loss = rss / count
+    if solution.rank < psi:
+        warn_nonunique(rows, psi, solution.rank, nearest=start is not None, stacklevel=4)
+        if start is not None:  # add the part of start that the data cannot see
+            V = solution.basis
+            solution.coef = solution.coef + start - V.T @ (V @ start)
+    else:
+        warnings.warn(f"the normal equations are ill-conditioned (condition number about {solution.condition:.2g}); "
+                      f"solved by a streamed QR instead", RuntimeWarning, stacklevel=3)
+    return solution
+
+
+def gradient_descent(seqs: Sequences, mode: str, targets: list, steps: int, start: np.ndarray | None) -> Solution:
+    """K full-batch steps ``c <- c - (Lam c - b) / lambda_max`` from c = start (default 0)."""
+    from scipy.linalg import eigvalsh
+
+    A, B, _, rows = normal_equations(seqs, mode, targets)
+    Lam, b = A / rows, B / rows
+    psi = Lam.shape[0]
+    top = float(eigvalsh(Lam, subset_by_index=[psi - 1, psi - 1])[0])
+    coef = np.zeros_like(b) if start is None else start.copy()
+    if top > 0:
+        for _ in range(steps):
+            coef -= (Lam @ coef - b) / top
+    rank = int(np.linalg.matrix_rank(Lam, hermitian=True))
+    solution = Solution(coef, f"gradient descent ({steps} steps)", rank, np.inf)
+    solution.loss = residual_loss(seqs, mode, targets, coef)
+    return solution
+
+
+def residual_loss(seqs: Sequences, mode: str, targets: list, coef: np.ndarray) -> float:
+    """Mean squared residual, streamed once more (exact even when the optimum is 0)."""
+    total, count = 0.0, 0
+    for b, sl, g, x in factor_chunks(seqs, mode, gram_width(seqs.d) * seqs.d):
+        r = targets[b][sl] - apply_coef(g, x, coef)
+        total += float(np.sum(r * r))
+        count += r.size
+    return total / count
 
 
 def warn_nonunique(rows: int, psi: int, rank: int, nearest: bool, stacklevel: int = 3) -> None:

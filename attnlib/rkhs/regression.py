@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -54,16 +53,6 @@ class LinearFit:
     def __repr__(self) -> str:
         return (f"LinearFit(d={self.coef.shape[1]}, heads={self.heads.m}, mode={self.mode!r}, "
                 f"train_loss={self.train_loss:.3g}, solver={self.solver!r}, rank={self.rank}/{self.coef.shape[0]})")
-
-
-def _residual_loss(seqs, mode, targets, coef) -> float:
-    """Mean squared residual, streamed once more (exact even when the optimum is 0)."""
-    total, count = 0.0, 0
-    for b, sl, g, x in _ne.factor_chunks(seqs, mode, _ne.gram_width(seqs.d) * seqs.d):
-        r = targets[b][sl] - _ne.apply_coef(g, x, coef)
-        total += float(np.sum(r * r))
-        count += r.size
-    return total / count
 
 
 def fit_linear_attention(X, Y, *, causal: bool = False, steps: int | None = None, start=None) -> LinearFit:
@@ -134,47 +123,12 @@ def fit_linear_attention(X, Y, *, causal: bool = False, steps: int | None = None
         c0 = as_coef(start)
         if c0.shape != (psi, d):
             raise ValueError(f"start must have coefficients of shape ({psi}, {d}); received shape {c0.shape}")
-    A, B, yy, rows = _ne.normal_equations(seqs, mode, targets)
-    count = rows * d
-    loss = None
-    if steps is not None:
-        coef, solver, rank = _gradient_descent(A / rows, B / rows, check_positive_int("steps", steps), c0)
+
+    # Algorithm 1: least squares on the cubic features (streamed; phi is never stored whole) ...
+    if steps is None:
+        solution = _ne.solve(seqs, mode, targets, start=c0)
     else:
-        solution = _ne.solve_normal_equations(A, B, rows)
-        if solution is not None:
-            # at the minimiser ||Y - Phi c||^2 = ||Y||^2 - <c, Phi^T Y>; trusted unless it cancels
-            rss = yy - float(np.sum(solution.coef * B))
-            if rss > 1e-6 * yy:
-                loss = rss / count
-        else:
-            solution, rss = _ne.solve_by_qr(seqs, mode, targets)
-            loss = rss / count
-            if solution.rank < psi:
-                _ne.warn_nonunique(rows, psi, solution.rank, nearest=c0 is not None)
-                if c0 is not None:  # add the part of start that the data cannot see
-                    V = solution.basis
-                    solution.coef = solution.coef + c0 - V.T @ (V @ c0)
-            else:
-                warnings.warn(
-                    f"the normal equations are ill-conditioned (condition number about {solution.condition:.2g}); "
-                    f"solved by a streamed QR instead", RuntimeWarning, stacklevel=2)
-        coef, solver, rank = solution.coef, solution.solver, solution.rank
-    if loss is None:
-        loss = _residual_loss(seqs, mode, targets, coef)
-    return LinearFit(heads_from_coef(coef), coef, loss, mode, solver, rank)
-
-
-def _gradient_descent(Lam: np.ndarray, b: np.ndarray, steps: int, start: np.ndarray | None):
-    """K steps of c <- c - (Lam c - b) / lambda_max from c = start (default 0)."""
-    from scipy.linalg import eigvalsh
-
-    psi = Lam.shape[0]
-    top = float(eigvalsh(Lam, subset_by_index=[psi - 1, psi - 1])[0])
-    coef = np.zeros_like(b) if start is None else start.copy()
-    if top > 0:
-        for _ in range(steps):
-            coef -= (Lam @ coef - b) / top
-    rank = int(np.linalg.matrix_rank(Lam, hermitian=True))
-    return coef, f"gradient descent ({steps} steps)", rank
-
-
+        solution = _ne.gradient_descent(seqs, mode, targets, check_positive_int("steps", steps), c0)
+    # ... then the SVD of the coefficients gives back at most d^2 heads
+    return LinearFit(heads_from_coef(solution.coef), solution.coef, solution.loss, mode, solution.solver,
+                     solution.rank)
