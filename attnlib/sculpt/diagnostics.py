@@ -44,7 +44,7 @@ def cosine(a, b) -> float:
 
 
 def phase_diagnostics(report: dict, teacher: Heads, X_test, Y_test) -> dict:
-    """Turn a :func:`learn` report into the numbers :func:`attnlib.viz_sculpt.plot_phase_report` draws.
+    """Turn a :func:`learn` report into the numbers :func:`attnlib.viz.sculpt.plot_phase_report` draws.
 
     Parameters
     ----------
@@ -117,7 +117,7 @@ def single_head_curve(X, Y, head: Heads, sizes) -> tuple[np.ndarray, np.ndarray]
 
 def slice_threshold_data(scale: float, shared: float, *, d: int = 4, n: int = 3, N: int = 3000, quantiles=None,
                          rng=None) -> tuple[dict, float]:
-    """Curves for :func:`attnlib.viz_sculpt.plot_slice_threshold` on one fresh planted instance.
+    """Curves for :func:`attnlib.viz.sculpt.plot_slice_threshold` on one fresh planted instance.
 
     Returns
     -------

@@ -1,7 +1,7 @@
 """Figures for chapter 10 (lower bounds). matplotlib is imported here, not by ``import attnlib``.
 
 Each function draws one static figure and returns the ``matplotlib.figure.Figure``;
-:mod:`attnlib.widgets_lower_bounds` wraps the same functions.
+:mod:`attnlib.widgets.lower_bounds` wraps the same functions.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Same conventions as :mod:`attnlib.viz`: each function draws one static figure
 from arrays or results and returns the ``matplotlib.figure.Figure``; the
-widgets in :mod:`attnlib.widgets_rkhs` call these same functions.
+widgets in :mod:`attnlib.widgets.rkhs` call these same functions.
 """
 
 from __future__ import annotations

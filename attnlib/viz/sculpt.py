@@ -3,7 +3,7 @@
 Every function draws one static figure from numbers the chapter computed with
 :mod:`attnlib.sculpt` and returns the closed ``matplotlib.figure.Figure``, with
 the book's style (the same as :mod:`attnlib.viz`). The explorers in
-:mod:`attnlib.widgets_sculpt` call the same functions.
+:mod:`attnlib.widgets.sculpt` call the same functions.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Figures for chapter 6: a DFA step seen through the attention layer, and a Turing-machine run.
 
 Like :mod:`attnlib.viz`, every function draws one static figure and returns it;
-:mod:`attnlib.widgets_tasks` wraps the same functions in sliders.
+:mod:`attnlib.widgets.tasks` wraps the same functions in sliders.
 """
 
 from __future__ import annotations

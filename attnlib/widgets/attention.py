@@ -27,7 +27,7 @@ def attention_explorer(X, heads: Heads, *, kind: str = "softmax", causal: bool =
     ipywidgets.interactive
         Controls: the multiplier c of every Theta_i (log scale), the kind, the
         causal mask, and the example shown. The picture is
-        :func:`attnlib.viz.plot_attention_maps`.
+        :func:`attnlib.viz.attention.plot_attention_maps`.
     """
     heads = as_heads(heads)
     check_choice("kind", kind, KINDS)

@@ -1,4 +1,4 @@
-"""Interactive explorers for chapter 10, built on :mod:`attnlib.viz_lower_bounds`.
+"""Interactive explorers for chapter 10, built on :mod:`attnlib.viz.lower_bounds`.
 
 ipywidgets is imported here, not by ``import attnlib``.
 """
@@ -30,7 +30,7 @@ def spectrum_explorer(d: int = 6, s: int = 2, *, rng=None):
     Returns
     -------
     ipywidgets.interactive
-        The picture is :func:`attnlib.viz.plot_fourier_spectrum`
+        The picture is :func:`attnlib.viz.lower_bounds.plot_fourier_spectrum`
         of entry (0, 0) of the output; the title gives S and sum |c_i|.
     """
     d, s = check_positive_int("d", d), check_positive_int("s", s)

@@ -1,4 +1,4 @@
-"""Interactive explorers for Part II (chapters 3-5), built on :mod:`attnlib.viz_rkhs`.
+"""Interactive explorers for Part II (chapters 3-5), built on :mod:`attnlib.viz.rkhs`.
 
 Each builder returns an ``ipywidgets`` widget whose picture is drawn by the
 same function that draws the static figure in the book.
@@ -25,7 +25,7 @@ def head_spectrum_explorer(*, rng=None):
     -------
     ipywidgets.interactive
         Controls: the token dimension d and the teacher's head count m. The
-        picture is :func:`attnlib.viz.plot_head_spectrum` for the teacher and
+        picture is :func:`attnlib.viz.rkhs.plot_head_spectrum` for the teacher and
         for a random coefficient vector of the same d.
     """
     seed = np.random.default_rng(rng).integers(2**32)
@@ -51,7 +51,7 @@ def sample_size_explorer(*, rng=None):
     -------
     ipywidgets.interactive
         Controls: d and the noise level. The picture is
-        :func:`attnlib.viz.plot_learning_curve`.
+        :func:`attnlib.viz.rkhs.plot_learning_curve`.
     """
     seed = np.random.default_rng(rng).integers(2**32)
 
@@ -76,7 +76,7 @@ def identifiability_explorer(*, rng=None):
     -------
     ipywidgets.interactive
         Controls: gradient steps of the iterative solver, and the number of
-        tables N. The picture is :func:`attnlib.viz.plot_identifiability`.
+        tables N. The picture is :func:`attnlib.viz.rkhs.plot_identifiability`.
     """
     from ..rkhs.experiments import identifiability_sweep
 

@@ -1,4 +1,4 @@
-"""Interactive explorers for Part III, built on :mod:`attnlib.viz_sculpt`.
+"""Interactive explorers for Part III, built on :mod:`attnlib.viz.sculpt`.
 
 Each builder returns an ``ipywidgets`` widget whose picture is drawn by the same
 function that draws the chapter's static figure. ipywidgets is imported here,
@@ -29,7 +29,7 @@ def single_head_explorer(*, d: int = 6, n: int = 4, rng=None):
     """Recovery error of :func:`attnlib.sculpt.learn_single_head` against the number of examples.
 
     Controls: d, n (kept <= d), the sharpness of the head and the largest N.
-    The picture is :func:`attnlib.viz.plot_recovery`.
+    The picture is :func:`attnlib.viz.sculpt.plot_recovery`.
     """
     seed = int(np.random.default_rng(rng).integers(2**31))
 
@@ -57,7 +57,7 @@ def body_explorer(X, Y, heads: Heads, sum_W):
     """The slice of the sculpted body through the plane of the first two heads, as examples arrive.
 
     Controls: the number of examples used to certify rows. The picture is
-    :func:`attnlib.viz.plot_body_slices`.
+    :func:`attnlib.viz.sculpt.plot_body_slices`.
     """
     X, Y = check_cube_data(X, Y)
     heads = as_heads(heads, X.shape[-1])
@@ -76,7 +76,7 @@ def slice_explorer(*, d: int = 4, n: int = 3, N: int = 3000, rng=None):
     Controls: the sharpness ``||Theta_i||_F`` and the shared component of the
     planted heads. Each redraw draws fresh data, sculpts a body, and compares
     slices cut by the sculpted proxy and by the true Theta_star with the crude
-    estimate. The picture is :func:`attnlib.viz.plot_slice_threshold`.
+    estimate. The picture is :func:`attnlib.viz.sculpt.plot_slice_threshold`.
     """
     seed = int(np.random.default_rng(rng).integers(2**31))
     quantiles = np.geomspace(0.003, 0.5, 10)
@@ -94,7 +94,7 @@ def report_explorer(*, d: int = 4, n: int = 3, m: int = 2, rng=None):
     """Per-phase diagnostics of one run of :func:`attnlib.sculpt.learn` on a fresh planted instance.
 
     Controls: the sharpness, the shared component, the number of examples and
-    the seed. The picture is :func:`attnlib.viz.plot_phase_report`.
+    the seed. The picture is :func:`attnlib.viz.sculpt.plot_phase_report`.
     """
     base = int(np.random.default_rng(rng).integers(2**31))
 

@@ -1,4 +1,4 @@
-"""Interactive explorers for chapter 6, built on :mod:`attnlib.viz_tasks`."""
+"""Interactive explorers for chapter 6, built on :mod:`attnlib.viz.tasks`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ._core import interactive
 
 
 def dfa_stepper(dfa, word, heads: Heads | dict | None = None):
-    """Step through a DFA run and watch the lookup: the picture is :func:`attnlib.viz.plot_dfa_step`.
+    """Step through a DFA run and watch the lookup: the picture is :func:`attnlib.viz.tasks.plot_dfa_step`.
 
     Parameters
     ----------
