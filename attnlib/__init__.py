@@ -18,33 +18,33 @@ F(X)       sum_i (X Theta_i X^T) X W_i                  ``kind="linear"``
 
 The library is laid out as the book is, one folder per part:
 
-=====================  ==========================================================  ========
-module                 what it holds                                               chapters
-=====================  ==========================================================  ========
-``heads``              the parameters ``Heads`` of a layer, random draws           1
-``inputs``             Boolean and Gaussian input sequences                        1-2
-``attention``          softmax and linear multi-head attention                     1
-``training``           the gradient baseline: Adam on the squared loss             2
-``landscape``          the loss along lines between equivalent layers              2
-``rkhs/``              Part II, linear attention as regression: ``features``,      3-5
-                       ``coefficients``, ``regression``, ``certificate``,
-                       ``experiments``
-``tasks/``             data with exact solutions: associative memory, automata,   5-6
-                       Turing-machine primitives
-``sculpt/``            Part III, softmax attention sculpted (the book's            7-9
-                       reconstruction): ``hypercube``, ``single_head``,
-                       ``instances``, ``sum_w``, ``body``, ``proxy``, ``span``,
-                       ``candidates``, ``local``, ``pipeline``, ``compare``,
-                       ``diagnostics``
-``lower_bounds/``      Part IV: the parity ``family``, ``fourier`` spectra and     10-11
-                       low-degree regression, ``parities``, the ``sq`` count,
-                       ``experiments``
-``viz/``               figures, one module per concept: ``attention``,             all
-                       ``training``, ``rkhs``, ``tasks``, ``sculpt``,
-                       ``lower_bounds``
-``widgets/``           explorers, with the same module names as ``viz/``           all
-``checks/``            instant feedback for the exercises                          all
-=====================  ==========================================================  ========
+=================  ========================================================  ========
+module             what it holds                                             chapters
+=================  ========================================================  ========
+``heads``          the parameters ``Heads`` of a layer, random draws         1
+``inputs``         Boolean and Gaussian input sequences                      1-2
+``attention``      softmax and linear multi-head attention                   1
+``training``       the gradient baseline: Adam on the squared loss           2
+``landscape``      the loss along lines between equivalent layers            2
+``rkhs/``          Part II, linear attention as regression: ``features``,    3-5
+                   ``coefficients``, ``regression``, ``certificate``,
+                   ``experiments``
+``tasks/``         data with exact solutions: associative memory,            5-6
+                   automata, Turing-machine primitives
+``sculpt/``        Part III, softmax attention sculpted (the book's          7-9
+                   reconstruction): ``hypercube``, ``single_head``,
+                   ``instances``, ``sum_w``, ``body``, ``proxy``, ``span``,
+                   ``candidates``, ``local``, ``pipeline``, ``compare``,
+                   ``diagnostics``
+``lower_bounds/``  Part IV: the parity ``family``, ``fourier`` spectra and   10-11
+                   low-degree regression, ``parities``, the ``sq`` count,
+                   ``experiments``
+``viz/``           figures, one module per concept: ``attention``,           all
+                   ``training``, ``rkhs``, ``tasks``, ``sculpt``,
+                   ``lower_bounds``
+``widgets/``       explorers, with the same module names as ``viz/``         all
+``checks/``        instant feedback for the exercises, named alike           all
+=================  ========================================================  ========
 
 The rules of the layout (``tests/test_architecture.py`` enforces them):
 ``import attnlib`` loads numpy only; the core modules above ``rkhs/`` import no
