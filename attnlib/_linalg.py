@@ -4,11 +4,13 @@ Every least-squares problem ``min ||A X - B||`` of the learners (Algorithm 1 in
 :mod:`attnlib.rkhs`, the low-degree regression in :mod:`attnlib.lower_bounds`,
 the phases of :mod:`attnlib.sculpt`) is solved the same way:
 
-1. if A has at least as many rows as columns, solve the normal equations
+1. if A has at least as many rows as columns, form the normal equations
    ``(A^T A) X = A^T B``: equilibrate the Gram matrix to a unit diagonal, factorise
    it by Cholesky, and estimate its condition number (LAPACK ``dpocon``);
-2. trust that solution only if the estimate is below ``MAX_CONDITION`` = 1e8, so
-   that at least 8 of the 16 digits survive the squaring of the condition number;
+2. solve them only if the estimate is below ``MAX_CONDITION`` = 1e8, so that at
+   least 8 of the 16 digits survive the squaring of the condition number
+   (:func:`lstsq` solves the small systems by LU, the same on every CPU; the
+   streamed Algorithm 1 keeps the Cholesky factor);
 3. otherwise (ill-conditioned, rank deficient, or fewer rows than columns) solve by
    an SVD (``np.linalg.lstsq``), which gives the minimum-norm solution.
 
@@ -78,7 +80,7 @@ class LeastSquares:
 
 
 def lstsq(A: np.ndarray, B: np.ndarray, *, gram: np.ndarray | None = None,
-          rhs: np.ndarray | None = None) -> LeastSquares:
+          rhs: np.ndarray | None = None, min_norm: bool = False) -> LeastSquares:
     """``argmin_X ||A X - B||`` by the library's policy (see the module docstring).
 
     Parameters
@@ -87,6 +89,9 @@ def lstsq(A: np.ndarray, B: np.ndarray, *, gram: np.ndarray | None = None,
     B : ndarray of shape (N,) or (N, k)
     gram, rhs : ndarray, optional
         ``A^T A`` and ``A^T B`` if the caller has them already.
+    min_norm : bool, default False
+        Always solve by the SVD: the minimum-norm solution whatever the rank of A
+        (for a correction that must not move what the data do not determine).
 
     Examples
     --------
@@ -101,12 +106,15 @@ def lstsq(A: np.ndarray, B: np.ndarray, *, gram: np.ndarray | None = None,
     N, p = A.shape
     if N == 0:
         return LeastSquares(np.zeros((p,) + B.shape[1:]), 0, np.inf, "svd")
-    if N >= p:
-        G = A.T @ A if gram is None else gram.copy()
+    if N >= p and not min_norm:
+        G = A.T @ A if gram is None else gram
         b = A.T @ B if rhs is None else rhs
-        solved = solve_normal(G, b, overwrite=True)
+        solved = solve_normal(G, b)
         if solved is not None:
-            return LeastSquares(solved[0], p, solved[1], "cholesky")
+            # Solved again by LU: OpenBLAS's Cholesky kernels differ by a few ulps between CPU types,
+            # which the iterative trimming of the sculpt phases amplifies; LU on a well-conditioned
+            # system gives the same digits on every CPU.
+            return LeastSquares(np.linalg.solve(G, b), p, solved[1], "cholesky")
     x, _, rank, sv = np.linalg.lstsq(A, B, rcond=None)
     condition = float((sv[0] / sv[-1]) ** 2) if len(sv) and sv[-1] > 0 else np.inf  # of A^T A, as above
     return LeastSquares(x, int(rank), condition, "svd")

@@ -192,7 +192,7 @@ def trimmed_sum_W(X, Y, init, *, keep: float = 0.2, iterations: int = 30, anchor
     d = X.shape[-1]
     T, L = (np.zeros((0, d)), np.zeros((0, d))) if anchors is None else (np.asarray(a, dtype=float) for a in anchors)
     if len(T):
-        S = S + lstsq(T, L - T @ S).x  # nearest start that fits the anchors
+        S = S + lstsq(T, L - T @ S, min_norm=True).x  # nearest start that fits the anchors
     weight = 1e3
     N, n, _ = X.shape
     for _ in range(iterations):
