@@ -27,7 +27,7 @@ module             what it holds                                             cha
 ``training``       the gradient baseline: Adam on the squared loss           2
 ``landscape``      the loss along lines between equivalent layers            2
 ``rkhs/``          Part II, linear attention as regression: ``features``,    3-5
-                   ``coefficients``, ``regression``, ``certificate``,
+                   ``coefficients``, ``regression``, ``identifiability``,
                    ``experiments``
 ``tasks/``         data with exact solutions: associative memory,            5-6
                    automata, Turing-machine primitives

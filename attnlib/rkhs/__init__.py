@@ -29,14 +29,14 @@ Modules, one concept each:
 * ``features`` -- the cubic features phi(X) and their kernel (chapter 3)
 * ``coefficients`` -- the coefficients p(Theta) of a layer and the SVD back to heads (chapters 3-4)
 * ``regression`` -- Algorithm 1: least squares on the features (chapter 4)
-* ``certificate`` -- the certificate Lambda_D and its span form (chapter 5)
+* ``identifiability`` -- the certificate Lambda_D and its span form (chapter 5)
 * ``experiments`` -- the chapters' experiments: learning curves, heads against regression,
   Adam on associative memories, the identifiability sweep (chapters 4-5)
 """
 
-from .certificate import Certificate, certificate
 from .coefficients import coefficient_matrix, heads_from_coef, parameter_distance, parameter_map
 from .features import cubic_features, kernel, n_features
+from .identifiability import Certificate, certificate
 from .regression import LinearFit, fit_linear_attention
 
 __all__ = [

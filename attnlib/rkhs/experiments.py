@@ -21,9 +21,9 @@ from ..heads import random_heads
 from ..inputs import gaussian_inputs
 from ..tasks.associative_memory import memory_heads, sample_memories
 from ..training import train
-from .certificate import certificate
 from .coefficients import parameter_distance, parameter_map
 from .features import n_features
+from .identifiability import certificate
 from .regression import fit_linear_attention
 
 __all__ = ["HeadsRace", "Sweep", "adam_on_memories", "heads_vs_regression", "identifiability_sweep", "learning_curve"]

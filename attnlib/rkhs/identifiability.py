@@ -1,4 +1,4 @@
-"""The identifiability certificate Lambda_D of a data set (Algorithm 2, Lemma A.3; chapter 5)."""
+"""Does the data pin down the function? The certificate Lambda_D (Algorithm 2, Lemma A.3; chapter 5)."""
 
 from __future__ import annotations
 
