@@ -16,6 +16,9 @@ import numpy as np
 from ._validation import as_float_array, check_choice, check_sequences
 from .heads import Heads, as_heads
 
+# forward is package-internal: the learners' kernel, not part of the reader's API
+__all__ = ["attention", "attention_weights", "softmax"]
+
 KINDS = ("softmax", "linear")
 
 
