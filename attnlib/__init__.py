@@ -16,14 +16,52 @@ F(X)       sum_i softmax(X Theta_i X^T) X W_i           ``attention(X, heads)``
 F(X)       sum_i (X Theta_i X^T) X W_i                  ``kind="linear"``
 =========  ==========================================  =====================
 
-``attnlib.viz`` (matplotlib) and ``attnlib.widgets`` (ipywidgets) are imported
-on first use, so ``import attnlib`` needs only numpy.
+The library is laid out as the book is, one folder per part:
+
+=================  ========================================================  ========
+module             what it holds                                             chapters
+=================  ========================================================  ========
+``heads``          the parameters ``Heads`` of a layer, random draws         1
+``inputs``         Boolean and Gaussian input sequences                      1-2
+``attention``      softmax and linear multi-head attention                   1
+``training``       the gradient baseline: Adam on the squared loss           2
+``landscape``      the loss along lines between equivalent layers            2
+``rkhs/``          Part II, linear attention as regression: ``features``,    3-5
+                   ``coefficients``, ``regression``, ``identifiability``,
+                   ``experiments``
+``tasks/``         data with exact solutions: associative memory,            5-6
+                   automata, Turing-machine primitives
+``sculpt/``        Part III, softmax attention sculpted (the book's          7-9
+                   reconstruction): ``hypercube``, ``single_head``,
+                   ``instances``, ``sum_w``, ``body``, ``proxy``, ``span``,
+                   ``candidates``, ``local``, ``pipeline``, ``compare``,
+                   ``diagnostics``
+``lower_bounds/``  Part IV: the parity ``family``, ``fourier`` spectra and   10-11
+                   low-degree regression, ``parities``, the ``sq`` count,
+                   ``experiments``
+``viz/``           figures, one module per concept: ``attention``,           all
+                   ``training``, ``rkhs``, ``tasks``, ``sculpt``,
+                   ``lower_bounds``
+``widgets/``       explorers, with the same module names as ``viz/``         all
+``checks/``        instant feedback for the exercises, named alike           all
+=================  ========================================================  ========
+
+The rules of the layout (``tests/test_architecture.py`` enforces them):
+``import attnlib`` loads numpy only; the core modules above ``rkhs/`` import no
+learner; ``rkhs`` and ``sculpt`` never import each other; no algorithm imports
+``checks``; no part imports a view (``viz``, ``widgets``); and no module imports
+a private name from another subpackage.
+
+Every subpackage is imported on first use, so matplotlib, ipywidgets and scipy
+load only when a chapter needs them. A chapter imports its views one way:
+``from attnlib.viz import rkhs as viz`` and ``from attnlib.widgets import rkhs as widgets``.
+Old module paths (``attnlib.viz_rkhs``, ``attnlib.boolean_fourier``, ...) still
+work for one release and warn (see ``attnlib._deprecated``).
 """
 
 from __future__ import annotations
 
-import importlib
-
+from . import _deprecated
 from .attention import attention, attention_weights, softmax
 from .heads import Heads, random_heads
 from .inputs import boolean_inputs, gaussian_inputs
@@ -49,32 +87,9 @@ __all__ = [
     "train",
 ]
 
-_LAZY_SUBMODULES = (
-    "checks",
-    "viz",
-    "widgets",
-    # Part II: linear attention
-    "rkhs",
-    "viz_rkhs",
-    "widgets_rkhs",
-    "experiments_linear",
-    "tasks",
-    "viz_tasks",
-    "widgets_tasks",
-    # Part III: softmax attention, sculpted
-    "sculpt",
-    "viz_sculpt",
-    "widgets_sculpt",
-    # Part IV: lower bounds
-    "boolean_fourier",
-    "parities",
-    "lower_bounds",
-    "viz_lower_bounds",
-    "widgets_lower_bounds",
-)
+_SUBPACKAGES = ("checks", "viz", "widgets", "rkhs", "tasks", "sculpt", "lower_bounds")
 
-
-def __getattr__(name):
-    if name in _LAZY_SUBMODULES:
-        return importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module 'attnlib' has no attribute {name!r}")
+_deprecated.install()
+# attnlib.viz_rkhs and the other old module paths, also as attributes
+__getattr__ = _deprecated.moved_names(__name__, {}, _SUBPACKAGES + tuple(
+    old.split(".", 1)[1] for old in _deprecated.MOVED_MODULES if old.count(".") == 1))

@@ -92,3 +92,38 @@ def check_choice(name: str, value, choices: tuple[str, ...]) -> str:
     if value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; received {value!r}")
     return value
+
+
+def check_targets(X, Y, d: int | None = None):
+    """Validate a batch X (N, n, d) and targets Y of shape (N, n, d) or (N, d).
+
+    Returns X, Y and a boolean ``last`` that is True for last-token targets.
+    """
+    X3, single = check_sequences(X, d=d)
+    if single:
+        raise ValueError(f"X must be a batch of shape (N, n, d); received one sequence of shape {X3.shape[1:]}")
+    Y = as_float_array("Y", Y)
+    N, n, d = X3.shape
+    if Y.shape == (N, n, d):
+        return X3, Y, False
+    if Y.shape == (N, d):
+        return X3, Y, True
+    raise ValueError(
+        f"Y must have shape {(N, n, d)} (a target at every position) or {(N, d)} "
+        f"(last-token targets) for X of shape {X3.shape}; received shape {Y.shape}"
+    )
+
+
+def check_cube_data(X, Y, *, boolean: bool = True, d: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a batch X (N, n, d) on the hypercube (unless ``boolean=False``) and targets Y of the same shape."""
+    X, single = check_sequences(X, d=d)
+    if single:
+        raise ValueError(f"X must be a batch of shape (N, n, d); received one sequence of shape {X.shape[1:]}")
+    if boolean:
+        check_boolean("X", X)
+    Y = as_float_array("Y", Y)
+    if Y.shape != X.shape:
+        raise ValueError(
+            f"Y must hold the layer's output at every position, shape {X.shape} like X; received shape {Y.shape}"
+        )
+    return X, Y

@@ -14,7 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import as_float_array, check_choice, check_sequences
-from .heads import Heads
+from .heads import Heads, as_heads
+
+# forward is package-internal: the learners' kernel, not part of the reader's API
+__all__ = ["attention", "attention_weights", "softmax"]
 
 KINDS = ("softmax", "linear")
 
@@ -64,12 +67,6 @@ def _softmax_inplace(S: np.ndarray) -> np.ndarray:
     return S
 
 
-def _check_heads(heads) -> Heads:
-    if not isinstance(heads, Heads):
-        raise TypeError(f"heads must be an attnlib.Heads; received {type(heads).__name__}")
-    return heads
-
-
 def _logits(X: np.ndarray, Theta: np.ndarray) -> np.ndarray:
     """S[N, i, a, b] = x_a @ Theta[i] @ x_b for X (N, n, d) and Theta (m, d, d)."""
     XT = np.matmul(X[:, None], Theta[None])  # (N, m, n, d)
@@ -88,8 +85,38 @@ def _weights(S: np.ndarray, kind: str, causal: bool) -> np.ndarray:
     return _softmax_inplace(S) if kind == "softmax" else S
 
 
-def _forward(X: np.ndarray, Theta: np.ndarray, W: np.ndarray, kind: str, causal: bool):
-    """Validated-input forward pass. Returns F (N, n, d), A (N, m, n, n), AX (N, m, n, d)."""
+def forward(X: np.ndarray, Theta: np.ndarray, W: np.ndarray, kind: str, causal: bool):
+    """The forward pass on arrays that are already checked, with its intermediate results.
+
+    The kernel under :func:`attention` for the learners, which call it many times on
+    data they validated once.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, n, d)
+    Theta : ndarray of shape (m, d, d)
+    W : ndarray of shape (m, d, d_out)
+    kind : {"softmax", "linear"}
+    causal : bool
+
+    Returns
+    -------
+    F : ndarray of shape (N, n, d_out)
+        The layer's output.
+    A : ndarray of shape (N, m, n, n)
+        The attention matrices.
+    AX : ndarray of shape (N, m, n, d)
+        ``A_i X`` for every head.
+
+    Examples
+    --------
+    >>> from attnlib.attention import forward
+    >>> heads = random_heads(2, 3, rng=0)
+    >>> X = gaussian_inputs(4, 5, 3, rng=1)
+    >>> F, A, AX = forward(X, heads.Theta, heads.W, "softmax", False)
+    >>> bool(np.allclose(F, attention(X, heads))), A.shape, AX.shape
+    (True, (4, 2, 5, 5), (4, 2, 5, 3))
+    """
     N, n, d = X.shape
     m = Theta.shape[0]
     A = _weights(_logits(X, Theta), kind, causal)  # (N, m, n, n)
@@ -122,7 +149,7 @@ def attention_weights(X, heads: Heads, *, kind: str = "softmax", causal: bool = 
     array([[[0.5, 0.5],
             [0.5, 0.5]]])
     """
-    heads = _check_heads(heads)
+    heads = as_heads(heads)
     check_choice("kind", kind, KINDS)
     X3, single = check_sequences(X, d=heads.d)
     A = _weights(_logits(X3, heads.Theta), kind, bool(causal))
@@ -163,8 +190,8 @@ def attention(X, heads: Heads, *, kind: str = "softmax", causal: bool = False) -
     >>> attention(X[0], heads, kind="linear", causal=True).shape
     (3, 4)
     """
-    heads = _check_heads(heads)
+    heads = as_heads(heads)
     check_choice("kind", kind, KINDS)
     X3, single = check_sequences(X, d=heads.d)
-    F, _, _ = _forward(X3, heads.Theta, heads.W, kind, bool(causal))
+    F, _, _ = forward(X3, heads.Theta, heads.W, kind, bool(causal))
     return F[0] if single else F

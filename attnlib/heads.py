@@ -76,6 +76,39 @@ class Heads:
         return f"Heads(m={self.m}, d={self.d})"
 
 
+def as_heads(heads, d: int | None = None, *, name: str = "heads") -> Heads:
+    """``heads`` itself, after checking that it is a :class:`Heads` (of token dimension ``d``).
+
+    The one check that every function taking a layer makes at its boundary.
+
+    Parameters
+    ----------
+    heads : Heads
+    d : int, optional
+        The token dimension of the data the heads will be applied to.
+    name : str, default "heads"
+        The argument's name, for the error message.
+
+    Raises
+    ------
+    TypeError
+        If ``heads`` is not a ``Heads``.
+    ValueError
+        If ``d`` is given and differs from ``heads.d``.
+
+    Examples
+    --------
+    >>> from attnlib.heads import as_heads
+    >>> as_heads(random_heads(2, 3, rng=0), d=3)
+    Heads(m=2, d=3)
+    """
+    if not isinstance(heads, Heads):
+        raise TypeError(f"{name} must be an attnlib.Heads; received {type(heads).__name__}")
+    if d is not None and heads.d != d:
+        raise ValueError(f"{name} has d={heads.d} but the data have token dimension d={d}")
+    return heads
+
+
 def _as_head_stack(name: str, A) -> np.ndarray:
     arr = as_float_array(name, A)
     if arr.ndim == 2:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_float_array, check_choice
-from .attention import KINDS, _check_heads
-from .heads import Heads
-from .training import _check_targets, _loss_grad
+from ._validation import as_float_array, check_choice, check_targets
+from .attention import KINDS
+from .heads import Heads, as_heads
+from .training import loss_and_gradient_arrays
 
 
 def interpolate(start: Heads, end: Heads, t: float) -> Heads:
@@ -20,7 +20,7 @@ def interpolate(start: Heads, end: Heads, t: float) -> Heads:
     >>> float(interpolate(a, b, 0.25).Theta[0, 0, 0])
     0.25
     """
-    start, end = _check_heads(start), _check_heads(end)
+    start, end = as_heads(start), as_heads(end)
     if start.Theta.shape != end.Theta.shape:
         raise ValueError(
             f"the two endpoints must have the same (m, d); received {start!r} and {end!r}"
@@ -60,15 +60,15 @@ def loss_along_line(X, Y, start: Heads, end: Heads, ts, *, kind: str = "softmax"
     True
     """
     check_choice("kind", kind, KINDS)
-    start, end = _check_heads(start), _check_heads(end)
+    start, end = as_heads(start), as_heads(end)
     ts = as_float_array("ts", ts)
     if ts.ndim != 1:
         raise ValueError(f"ts must be a 1-D array of positions; received shape {ts.shape}")
-    X, Y, last = _check_targets(X, Y, start.d)
+    X, Y, last = check_targets(X, Y, start.d)
     losses = []
     for t in ts:
         h = interpolate(start, end, t)
-        losses.append(_loss_grad(X, Y, last, h.Theta, h.W, kind, bool(causal), need_grad=False)[0])
+        losses.append(loss_and_gradient_arrays(X, Y, last, h.Theta, h.W, kind, bool(causal), need_grad=False)[0])
     return np.array(losses)
 
 
@@ -88,7 +88,7 @@ def partners(heads: Heads, *, kind: str = "softmax", rng=None) -> dict:
     >>> sorted(partners(random_heads(2, 3, rng=0), kind="linear", rng=1))
     ['gauge c = -1', 'heads permuted', 'random heads']
     """
-    heads = _check_heads(heads)
+    heads = as_heads(heads)
     check_choice("kind", kind, KINDS)
     rng = np.random.default_rng(rng)
     out = {}

@@ -12,40 +12,41 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import (
-    as_float_array,
-    check_choice,
-    check_positive_float,
-    check_positive_int,
-    check_sequences,
-)
-from .attention import KINDS, _check_heads, _forward
-from .heads import Heads, random_heads
+from ._validation import check_choice, check_positive_float, check_positive_int, check_targets
+from .attention import KINDS, forward
+from .heads import Heads, as_heads, random_heads
 
 
-def _check_targets(X, Y, d: int | None = None):
-    """Validate a batch X (N, n, d) and targets Y of shape (N, n, d) or (N, d).
+def loss_and_gradient_arrays(X, Y, last, Theta, W, kind, causal, need_grad=True):
+    """:func:`loss_and_gradient` on arrays that are already checked (the learners' inner loop).
 
-    Returns X, Y and a boolean ``last`` that is True for last-token targets.
+    Parameters
+    ----------
+    X : ndarray of shape (N, n, d)
+    Y : ndarray of shape (N, n, d), or (N, d) if ``last``
+    last : bool
+        Whether ``Y`` holds last-token targets.
+    Theta, W : ndarray of shape (m, d, d)
+    kind : {"softmax", "linear"}
+    causal : bool
+    need_grad : bool, default True
+        False: compute the loss only, and return None for both gradients.
+
+    Returns
+    -------
+    loss : float
+        Mean squared error over every target entry.
+    dTheta, dW : ndarray of shape (m, d, d), or None
+
+    Examples
+    --------
+    >>> from attnlib.training import loss_and_gradient_arrays
+    >>> heads = random_heads(1, 3, rng=0)
+    >>> X = gaussian_inputs(4, 5, 3, rng=1)
+    >>> loss_and_gradient_arrays(X, np.zeros((4, 3)), True, heads.Theta, heads.W, "linear", False)[0] > 0
+    True
     """
-    X3, single = check_sequences(X, d=d)
-    if single:
-        raise ValueError(f"X must be a batch of shape (N, n, d); received one sequence of shape {X3.shape[1:]}")
-    Y = as_float_array("Y", Y)
-    N, n, d = X3.shape
-    if Y.shape == (N, n, d):
-        return X3, Y, False
-    if Y.shape == (N, d):
-        return X3, Y, True
-    raise ValueError(
-        f"Y must have shape {(N, n, d)} (a target at every position) or {(N, d)} "
-        f"(last-token targets) for X of shape {X3.shape}; received shape {Y.shape}"
-    )
-
-
-def _loss_grad(X, Y, last, Theta, W, kind, causal, need_grad=True):
-    """Mean squared error over all target entries, and its gradients in Theta and W."""
-    F, A, AX = _forward(X, Theta, W, kind, causal)
+    F, A, AX = forward(X, Theta, W, kind, causal)
     N, n, d = X.shape
     if last:
         E = np.zeros_like(F)
@@ -90,10 +91,10 @@ def squared_loss(X, Y, heads: Heads, *, kind: str = "softmax", causal: bool = Fa
     >>> squared_loss(X, attention(X, heads), heads)
     0.0
     """
-    heads = _check_heads(heads)
+    heads = as_heads(heads)
     check_choice("kind", kind, KINDS)
-    X, Y, last = _check_targets(X, Y, heads.d)
-    return _loss_grad(X, Y, last, heads.Theta, heads.W, kind, bool(causal), need_grad=False)[0]
+    X, Y, last = check_targets(X, Y, heads.d)
+    return loss_and_gradient_arrays(X, Y, last, heads.Theta, heads.W, kind, bool(causal), need_grad=False)[0]
 
 
 def loss_and_gradient(X, Y, heads: Heads, *, kind: str = "softmax", causal: bool = False):
@@ -119,10 +120,10 @@ def loss_and_gradient(X, Y, heads: Heads, *, kind: str = "softmax", causal: bool
     >>> dTheta.shape, dW.shape
     ((2, 3, 3), (2, 3, 3))
     """
-    heads = _check_heads(heads)
+    heads = as_heads(heads)
     check_choice("kind", kind, KINDS)
-    X, Y, last = _check_targets(X, Y, heads.d)
-    return _loss_grad(X, Y, last, heads.Theta, heads.W, kind, bool(causal))
+    X, Y, last = check_targets(X, Y, heads.d)
+    return loss_and_gradient_arrays(X, Y, last, heads.Theta, heads.W, kind, bool(causal))
 
 
 @dataclass(frozen=True)
@@ -215,67 +216,89 @@ def train(
     causal = bool(causal)
     epochs = check_positive_int("epochs", epochs)
     lr = check_positive_float("lr", lr)
-    X, Y, last = _check_targets(X, Y)
-    N, n, d = X.shape
-    if init is None:
-        if m is None:
-            raise ValueError("give the number of heads m, or a starting point init")
-        init = random_heads(check_positive_int("m", m), d, scale=init_scale, rng=rng)
-    init = _check_heads(init)
-    if m is not None and check_positive_int("m", m) != init.m:
-        raise ValueError(f"m={m} but init has {init.m} heads")
-    if init.d != d:
-        raise ValueError(f"init has d={init.d} but X has token dimension d={d} (shape {X.shape})")
+    data = check_targets(X, Y)
+    X, Y, last = data
+    N, _, d = X.shape
+    init = _initial_heads(m, init, init_scale, d, X.shape, rng)
     batch = N if batch_size is None else min(check_positive_int("batch_size", batch_size), N)
-    val = None
-    if X_val is not None or Y_val is not None:
-        if X_val is None or Y_val is None:
-            raise ValueError("give both X_val and Y_val, or neither")
-        val = _check_targets(X_val, Y_val, d)
+    val = _validation_set(X_val, Y_val, d)
 
-    params = [init.Theta.copy(), init.W.copy()]
-    moments = [np.zeros_like(p) for p in params]
-    squares = [np.zeros_like(p) for p in params]
-    beta1, beta2, eps = 0.9, 0.999, 1e-8
-    steps_per_epoch = -(-N // batch)
-    total = epochs * steps_per_epoch
+    adam = _Adam([init.Theta.copy(), init.W.copy()])
+    total = epochs * -(-N // batch)
 
-    def evaluate(data):
-        return _loss_grad(*data, params[0], params[1], kind, causal, need_grad=False)[0]
-
-    def record(history, data):
-        history.append(evaluate(data))
-        if not np.isfinite(history[-1]):
-            raise FloatingPointError(
-                f"training diverged: the loss is {history[-1]} after {len(history) - 1} epochs; "
-                f"lower lr (now {lr}) or rescale the data"
-            )
+    def loss_on(data):
+        return loss_and_gradient_arrays(*data, *adam.params, kind, causal, need_grad=False)[0]
 
     start = time.perf_counter()
-    history = []
-    record(history, (X, Y, last))
-    val_history = [evaluate(val)] if val else None
-    t = 0
-    for _ in range(epochs):
+    history = [_finite(loss_on(data), 0, lr)]
+    val_history = [loss_on(val)] if val else None
+    for epoch in range(1, epochs + 1):
         order = rng.permutation(N) if batch < N else np.arange(N)
         for lo in range(0, N, batch):
             idx = order[lo : lo + batch]
-            _, dTheta, dW = _loss_grad(X[idx], Y[idx], last, params[0], params[1], kind, causal)
-            t += 1
-            step = lr if schedule == "constant" else lr * 0.5 * (1.0 + np.cos(np.pi * (t - 1) / total))
-            for p, g, mom, sq in zip(params, (dTheta, dW), moments, squares, strict=False):
-                mom *= beta1
-                mom += (1 - beta1) * g
-                sq *= beta2
-                sq += (1 - beta2) * g * g
-                p -= step * (mom / (1 - beta1**t)) / (np.sqrt(sq / (1 - beta2**t)) + eps)
-        record(history, (X, Y, last))
+            _, dTheta, dW = loss_and_gradient_arrays(X[idx], Y[idx], last, *adam.params, kind, causal)
+            step = lr if schedule == "constant" else lr * 0.5 * (1.0 + np.cos(np.pi * adam.t / total))
+            adam.step((dTheta, dW), step)
+        history.append(_finite(loss_on(data), epoch, lr))
         if val:
-            val_history.append(evaluate(val))
+            val_history.append(loss_on(val))
     seconds = time.perf_counter() - start
     return TrainResult(
-        heads=Heads(params[0], params[1]),
+        heads=Heads(*adam.params),
         loss=np.array(history),
         val_loss=None if val_history is None else np.array(val_history),
         seconds=seconds,
     )
+
+
+def _initial_heads(m, init, init_scale, d: int, shape, rng) -> Heads:
+    """The starting point of :func:`train`: ``init``, or m random heads, checked against the data."""
+    if init is None:
+        if m is None:
+            raise ValueError("give the number of heads m, or a starting point init")
+        init = random_heads(check_positive_int("m", m), d, scale=init_scale, rng=rng)
+    init = as_heads(init, name="init")
+    if m is not None and check_positive_int("m", m) != init.m:
+        raise ValueError(f"m={m} but init has {init.m} heads")
+    if init.d != d:
+        raise ValueError(f"init has d={init.d} but X has token dimension d={d} (shape {shape})")
+    return init
+
+
+def _validation_set(X_val, Y_val, d: int):
+    """The checked validation set (X, Y, last) of :func:`train`, or None."""
+    if X_val is None and Y_val is None:
+        return None
+    if X_val is None or Y_val is None:
+        raise ValueError("give both X_val and Y_val, or neither")
+    return check_targets(X_val, Y_val, d)
+
+
+def _finite(loss: float, epoch: int, lr: float) -> float:
+    if not np.isfinite(loss):
+        raise FloatingPointError(
+            f"training diverged: the loss is {loss} after {epoch} epochs; lower lr (now {lr}) or rescale the data"
+        )
+    return loss
+
+
+class _Adam:
+    """Adam (beta1 = 0.9, beta2 = 0.999, eps = 1e-8) on a list of arrays, updated in place."""
+
+    beta1, beta2, eps = 0.9, 0.999, 1e-8
+
+    def __init__(self, params: list):
+        self.params = params
+        self.moments = [np.zeros_like(p) for p in params]
+        self.squares = [np.zeros_like(p) for p in params]
+        self.t = 0  # steps taken
+
+    def step(self, grads, lr: float) -> None:
+        self.t += 1
+        b1, b2 = self.beta1, self.beta2
+        for p, g, mom, sq in zip(self.params, grads, self.moments, self.squares, strict=True):
+            mom *= b1
+            mom += (1 - b1) * g
+            sq *= b2
+            sq += (1 - b2) * g * g
+            p -= lr * (mom / (1 - b1**self.t)) / (np.sqrt(sq / (1 - b2**self.t)) + self.eps)

@@ -21,7 +21,7 @@ import numpy as np
 from _timing import median_seconds
 
 from attnlib import boolean_inputs
-from attnlib.boolean_fourier import feature_count, low_degree_curve, monomial_features, walsh_hadamard
+from attnlib.lower_bounds.fourier import low_degree_curve, monomial_features, n_monomials, walsh_hadamard
 
 
 def dense_transform(H, f):
@@ -56,7 +56,7 @@ def main():
     X = boolean_inputs(args.N, 2, args.d, rng=rng)
     y = rng.standard_normal(args.N)
     Phi, _ = monomial_features(X, args.degree)
-    counts = [feature_count(2 * args.d, D) for D in range(args.degree + 1)]
+    counts = [n_monomials(2 * args.d, D) for D in range(args.degree + 1)]
     curve = low_degree_curve(X, y, args.degree)
     plain = [np.mean((Phi[:, :p] @ c - y) ** 2) for p, c in zip(counts, lstsq_curve(Phi, y, counts), strict=True)]
     np.testing.assert_allclose(curve.train_mse, plain, rtol=1e-8)

@@ -40,9 +40,8 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 from attnlib import attention, boolean_inputs  # noqa: E402
-from attnlib.sculpt import METHODS, compare_methods, min_norm_point, planted_instance, sculpt, sweep  # noqa: E402
-from attnlib.sculpt._common import cosine, relative  # noqa: E402
-from attnlib.sculpt.diagnostics import phase_diagnostics  # noqa: E402
+from attnlib.sculpt import METHODS, compare_methods, min_norm_point, planted_instance, carve, sweep  # noqa: E402
+from attnlib.sculpt.diagnostics import cosine, phase_diagnostics, relative  # noqa: E402
 
 SIZES = {
     "small": {"d": 4, "n": 3, "m": 2, "N": 3000, "adam_epochs": 1000},
@@ -117,7 +116,7 @@ def run_phase3(seeds):
             rng = np.random.default_rng(seed)
             teacher = planted_instance(2, d, scale=scale, shared=shared, rng=rng)
             X = boolean_inputs(N, n, d, rng=rng)
-            out = sculpt(X, attention(X, teacher))
+            out = carve(X, attention(X, teacher))
             errs.append(relative(out.sum_W_slice, teacher.W.sum(0)))
             coss.append(cosine(out.proxy, min_norm_point(teacher.Theta)[0]))
         errs, coss = np.array(errs), np.array(coss)

@@ -19,9 +19,12 @@ check_softmax: on case 'logits as large as 1e4' (S of shape (2, 4)), the
 
 from ._core import CheckFailure
 from .attention import check_attention_head, check_linear_attention, check_softmax, check_softmax_jacobian
-from .automata import check_accepting_lookup
-from .boolean_fourier import check_walsh_hadamard, check_weight_by_degree
-from .lower_bounds import check_parity_coefficients, check_parity_learner
+from .lower_bounds import (
+    check_parity_coefficients,
+    check_parity_learner,
+    check_walsh_hadamard,
+    check_weight_by_degree,
+)
 from .rkhs import (
     check_cubic_features,
     check_fit_coefficients,
@@ -31,6 +34,7 @@ from .rkhs import (
     check_second_moment,
 )
 from .sculpt import check_fit_W, check_halfspaces, check_logit_gaps
+from .tasks import check_accepting_lookup
 from .training import check_gradient_descent, check_linear_attention_gradient
 
 __all__ = [
@@ -50,7 +54,7 @@ __all__ = [
     "check_heads_from_coef",
     "check_fit_coefficients",
     "check_second_moment",
-    # automata (chapter 6)
+    # tasks: automata (chapter 6)
     "check_accepting_lookup",
     # sculpt: softmax attention on the hypercube, the book's reconstruction (chapters 7-9)
     "check_logit_gaps",

@@ -121,7 +121,7 @@ def run_check(check: str, fn: Callable, cases: Sequence[Case], arg_names: Sequen
     print(f"{check}: all {len(cases)} cases passed.")
 
 
-def as_heads(check: str, got, case: Case, d: int):
+def returned_heads(check: str, got, case: Case, d: int):
     """The learner's layer, given as ``Heads`` or a pair ``(Theta, W)`` of (m, d, d) arrays, as ``Heads``."""
     from ..heads import Heads
 
@@ -143,3 +143,12 @@ def as_heads(check: str, got, case: Case, d: int):
     if not (np.isfinite(Theta).all() and np.isfinite(W).all()):
         raise CheckFailure(f"{where}, your heads contain nan or inf")
     return Heads(Theta, W)
+
+
+def case_rng(offset: int) -> np.random.Generator:
+    """The generator of one check's random cases: fixed, so a check always tries the same inputs.
+
+    Each check has its own ``offset`` (attention 101-199, rkhs 201-, tasks 300, lower bounds 400-,
+    sculpt 601-), so two checks never share a stream.
+    """
+    return np.random.default_rng(20260000 + offset)

@@ -12,14 +12,10 @@ import numpy as np
 
 from ..attention import attention
 from ..heads import Heads
-from ._core import Case, CheckFailure, as_heads, run_check
+from ._core import Case, CheckFailure, case_rng, returned_heads, run_check
 
 _ORDER = ("use Algorithm 2's order: the pairs (j, k) with j < k row by row, then the diagonal (j, j); "
           "feature p * d + l is pair p times x_n[l].")
-
-
-def _rng(offset: int):
-    return np.random.default_rng(20260200 + offset)
 
 
 def _rkhs():
@@ -58,7 +54,7 @@ def check_cubic_features(fn, *, causal: bool = False) -> None:
     """
     name = "check_cubic_features(causal=True)" if causal else "check_cubic_features"
     rkhs = _rkhs()
-    cases = [Case(label, (X,), rkhs.cubic_features(X, causal=causal)) for label, X in _feature_batches(_rng(1))]
+    cases = [Case(label, (X,), rkhs.cubic_features(X, causal=causal)) for label, X in _feature_batches(case_rng(201))]
 
     def convert(got, case):
         X = case.args[0]
@@ -86,7 +82,7 @@ def check_kernel(fn) -> None:
     >>> check_kernel(kernel)
     check_kernel: all 4 cases passed.
     """
-    rng = _rng(2)
+    rng = case_rng(202)
     specs = [("n=5 against n=5, d=3", (4, 5, 3), (3, 5, 3)), ("n=2 against n=9, d=2", (3, 2, 2), (5, 9, 2)),
              ("one token against n=4, d=4", (2, 1, 4), (3, 4, 4)), ("Boolean, d=3", (3, 4, 3), (2, 6, 3))]
     rkhs = _rkhs()
@@ -113,7 +109,7 @@ def check_parameter_map(fn) -> None:
     >>> check_parameter_map(lambda Theta, W: parameter_map(Heads(Theta, W)))
     check_parameter_map: all 5 cases passed.
     """
-    rng = _rng(3)
+    rng = case_rng(203)
     rkhs = _rkhs()
     specs = [("one head, d=3", 1, 3), ("three heads, d=2", 3, 2), ("d=1", 2, 1), ("two heads, d=4", 2, 4),
              ("non-symmetric Theta, one head, d=3", 1, 3)]
@@ -137,7 +133,7 @@ def check_heads_from_coef(fn) -> None:
     >>> check_heads_from_coef(heads_from_coef)
     check_heads_from_coef: all 4 cases passed.
     """
-    rng = _rng(4)
+    rng = case_rng(204)
     rkhs = _rkhs()
     specs = [("random C, d=2", rng.normal(size=(_psi(2), 2))), ("random C, d=3", rng.normal(size=(_psi(3), 3))),
              ("C of a one-head layer, d=3", rkhs.parameter_map(Heads(rng.normal(size=(3, 3)),
@@ -148,7 +144,7 @@ def check_heads_from_coef(fn) -> None:
     def convert(got, case):
         C = case.args[0]
         d = C.shape[1]
-        heads = as_heads("check_heads_from_coef", got, case, d)
+        heads = returned_heads("check_heads_from_coef", got, case, d)
         if heads.m > d * d:
             raise CheckFailure(f"check_heads_from_coef: on case '{case.name}', your layer has {heads.m} heads; "
                                f"at most d^2 = {d * d} are needed.")
@@ -171,7 +167,7 @@ def check_fit_coefficients(fn) -> None:
     >>> check_fit_coefficients(lambda X, Y: fit_linear_attention(X, Y).coef)
     check_fit_coefficients: all 4 cases passed.
     """
-    rng = _rng(5)
+    rng = case_rng(205)
     rkhs = _rkhs()
     cases = []
     for label, N, n, d, kind, noise in [("two-head linear teacher, d=2", 40, 5, 2, "linear", 0.0),
@@ -199,7 +195,7 @@ def check_second_moment(fn) -> None:
     >>> check_second_moment(lambda X: cubic_features(X).T @ cubic_features(X) / len(X))
     check_second_moment: all 4 cases passed.
     """
-    rng = _rng(6)
+    rng = case_rng(206)
     rkhs = _rkhs()
     cases = []
     for label, X in [("Gaussian, N=50, d=2", rng.normal(size=(50, 4, 2))),

@@ -11,13 +11,9 @@ import numpy as np
 from ..attention import attention
 from ..heads import Heads
 from ..inputs import boolean_inputs
-from ._core import Case, CheckFailure, run_check
+from ._core import Case, CheckFailure, case_rng, run_check
 
 __all__ = ["check_fit_W", "check_halfspaces", "check_logit_gaps"]
-
-
-def _rng(offset: int):
-    return np.random.default_rng(20260600 + offset)
 
 
 def check_logit_gaps(fn) -> None:
@@ -32,7 +28,7 @@ def check_logit_gaps(fn) -> None:
     >>> check_logit_gaps(logit_gaps)
     check_logit_gaps: all 4 cases passed.
     """
-    rng = _rng(1)
+    rng = case_rng(601)
     specs = [("Boolean, N=3, n=3, d=4", boolean_inputs(3, 3, 4, rng=rng)),
              ("Boolean, n=4 > d=2", boolean_inputs(2, 4, 2, rng=rng)),
              ("Gaussian, N=2, n=2, d=3", rng.normal(size=(2, 2, 3))),
@@ -60,7 +56,7 @@ def check_fit_W(fn) -> None:
     >>> check_fit_W(fit_W)
     check_fit_W: all 4 cases passed.
     """
-    rng = _rng(2)
+    rng = case_rng(602)
     cases = []
     for name, N, n, d, m, noise, wrong in [("the true Theta of two heads, d=3", 200, 3, 3, 2, 0.0, 0.0),
                                            ("one head, noisy labels, d=4", 150, 3, 4, 1, 0.1, 0.0),
@@ -93,7 +89,7 @@ def check_halfspaces(fn) -> None:
     >>> check_halfspaces(lambda X, e, a, b: halfspaces(X, Certificates(e, a, b, 0 * e, 0.0, 0)))
     check_halfspaces: all 4 cases passed.
     """
-    rng = _rng(3)
+    rng = case_rng(603)
     specs = []
     for name, N, n, d, C in [("six rows, n=3, d=3", 5, 3, 3, 6), ("repeated rows, n=2, d=2", 4, 2, 2, 8),
                              ("one row, n=4, d=3", 2, 4, 3, 1), ("many rows, n=3, d=4", 20, 3, 4, 25)]:

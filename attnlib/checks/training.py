@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..heads import Heads
 from ..training import loss_and_gradient
-from ._core import Case, run_check
+from ._core import Case, case_rng, run_check
 
 
 def check_linear_attention_gradient(fn) -> None:
@@ -25,7 +23,7 @@ def check_linear_attention_gradient(fn) -> None:
     >>> check_linear_attention_gradient(reference)
     check_linear_attention_gradient: all 4 cases passed.
     """
-    rng = np.random.default_rng(20260102)
+    rng = case_rng(102)
     specs = [("one head, N=3, n=4, d=3", 3, 4, 3, 1), ("two heads, N=5, n=3, d=2", 5, 3, 2, 2),
              ("one example", 1, 4, 3, 2), ("non-symmetric Theta, d=4", 2, 5, 4, 1)]
     cases = []
@@ -66,7 +64,7 @@ def check_gradient_descent(fn) -> None:
     Y of shape (4, 3, 2), Theta of shape (1, 2, 2), W of shape (1, 2, 2), step=0.05, steps=1),
     Theta at index (0, 1, 1) is 0.39; expected 0.30 (4 of 4 entries differ).
     """
-    rng = np.random.default_rng(20260103)
+    rng = case_rng(103)
     specs = [("one step, one head", 4, 3, 2, 1, 0.05, 1), ("five steps, two heads", 3, 4, 3, 2, 0.02, 5),
              ("zero steps", 2, 3, 2, 1, 0.1, 0), ("twenty small steps", 5, 3, 2, 2, 0.01, 20)]
     cases = []

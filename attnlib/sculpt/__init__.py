@@ -12,12 +12,14 @@ Modules, one concept each:
 * ``hypercube`` -- facts special to ±1 inputs (logit gaps are linear in Theta, ...)
 * ``single_head`` -- an exact linear learner for one head
 * ``instances`` -- planted heads and the conditions the reconstruction needs
-* ``phases`` -- phase 1 (estimates of sum_i W_i) and phase 3 (min-norm proxy, slices)
+* ``sum_w`` -- phase 1: estimates of sum_i W_i from the data alone
+* ``proxy`` -- phase 3: the min-norm proxy, its slices, and the refined sum_i W_i
 * ``body`` -- phase 2: certified rows, halfspaces, the body and LPs over it (HiGHS)
 * ``span`` -- phase 4: the span of the Theta_i
 * ``candidates`` -- phase 5: candidate heads certified by least squares for the W_i
 * ``local`` -- local optimisation: the Levenberg-Marquardt polish, and L-BFGS with restarts
-* ``pipeline`` -- phases 1-3 (``sculpt``) and the whole pipeline (``learn``) with a per-phase report
+* ``pipeline`` -- phases 1-3 (``carve``, also importable by its old name ``sculpt``) and the whole
+  pipeline (``learn``) with a per-phase report
 * ``compare`` -- sculpting against local optimisation on the same data
 * ``diagnostics`` -- what each phase knows, measured against a planted layer
 
@@ -30,7 +32,8 @@ from .body import (
     Certificates,
     body_slice,
     certify,
-    check_feasible,
+    check_feasible,  # noqa: F401  (deprecated alias of feasible_point)
+    feasible_point,
     halfspaces,
     prune,
     sculpt_body,
@@ -39,23 +42,13 @@ from .body import (
 from .candidates import best_scale, certify_candidates, face_candidates, fit_W, net_candidates, refine_in_span
 from .compare import METHODS, MethodRun, SweepResult, compare_methods, relative_test_error, sweep
 from .hypercube import all_tokens, constant_sequences, fourth_moment, gap_feature, gap_feature_rank, logit_gaps
-from .instances import Conditions, check_conditions, min_norm_point, planted_instance
+from .instances import Conditions, check_conditions, measure_conditions, min_norm_point, planted_instance  # noqa: F401
 from .local import PolishInfo, RestartInfo, lbfgs_restarts, polish, polish_from_random, residual_jacobian
-from .phases import (
-    atom_residuals,
-    atom_score,
-    constant_sum_W,
-    crude_sum_W,
-    estimate_sum_W,
-    min_norm_proxy,
-    proxy_margins,
-    refine_sum_W,
-    slice_curve,
-    trimmed_sum_W,
-)
-from .pipeline import SculptReport, SculptResult, learn, sculpt
+from .pipeline import SculptReport, SculptResult, carve, learn, sculpt  # noqa: F401  (sculpt: deprecated name of carve)
+from .proxy import min_norm_proxy, proxy_margins, refine_sum_W, slice_curve
 from .single_head import learn_single_head
 from .span import Span, face_span, random_span, span_alignment, spectral_span
+from .sum_w import atom_residuals, atom_score, constant_sum_W, crude_sum_W, estimate_sum_W, trimmed_sum_W
 
 __all__ = [
     "METHODS",
@@ -77,14 +70,14 @@ __all__ = [
     "body_slice",
     "certify",
     "certify_candidates",
-    "check_conditions",
-    "check_feasible",
+    "carve",
     "compare_methods",
     "constant_sequences",
     "constant_sum_W",
     "crude_sum_W",
     "estimate_sum_W",
     "face_candidates",
+    "feasible_point",
     "face_span",
     "fit_W",
     "fourth_moment",
@@ -95,6 +88,7 @@ __all__ = [
     "learn",
     "learn_single_head",
     "logit_gaps",
+    "measure_conditions",
     "min_norm_point",
     "min_norm_proxy",
     "net_candidates",
@@ -107,7 +101,6 @@ __all__ = [
     "refine_in_span",
     "refine_sum_W",
     "residual_jacobian",
-    "sculpt",
     "sculpt_body",
     "slice_curve",
     "span_alignment",

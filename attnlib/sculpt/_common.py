@@ -6,9 +6,9 @@ from dataclasses import fields
 
 import numpy as np
 
-from .._validation import as_float_array, check_boolean, check_positive_int, check_sequences
-from ..attention import _check_heads
-from ..heads import Heads
+from .._validation import as_float_array, check_positive_int
+from .._validation import check_cube_data as check_data  # noqa: F401  (the sculpt modules' name)
+from ..heads import as_heads as check_heads  # noqa: F401  (the sculpt modules' name for it)
 
 
 class SculptError(RuntimeError):
@@ -31,21 +31,6 @@ class SculptError(RuntimeError):
         super().__init__(f"{phase}: {message}")
 
 
-def check_data(X, Y, *, boolean: bool = True, d: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Validate a batch X (N, n, d) on the hypercube and targets Y of the same shape."""
-    X, single = check_sequences(X, d=d)
-    if single:
-        raise ValueError(f"X must be a batch of shape (N, n, d); received one sequence of shape {X.shape[1:]}")
-    if boolean:
-        check_boolean("X", X)
-    Y = as_float_array("Y", Y)
-    if Y.shape != X.shape:
-        raise ValueError(
-            f"Y must hold the layer's output at every position, shape {X.shape} like X; received shape {Y.shape}"
-        )
-    return X, Y
-
-
 def check_m(m) -> int:
     """The number of heads, a positive integer."""
     return check_positive_int("m", m)
@@ -60,14 +45,6 @@ def check_matrix(name: str, A, d: int | None = None) -> np.ndarray:
     return A
 
 
-def check_heads(heads, d: int | None = None, name: str = "heads") -> Heads:
-    """A :class:`attnlib.Heads` of token dimension d."""
-    heads = _check_heads(heads)
-    if d is not None and heads.d != d:
-        raise ValueError(f"{name} has d={heads.d} but the data have token dimension d={d}")
-    return heads
-
-
 def gather_tokens(X: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``out[N, a] = X[N, b[N, a]]`` for X (N, n, d) and an index array b (N, n)."""
     return np.take_along_axis(X, b[..., None], axis=1)  # (N, n, d)
@@ -78,48 +55,20 @@ def distinct_from(X: np.ndarray, xb: np.ndarray) -> np.ndarray:
     return np.any(X[:, None, :, :] != xb[:, :, None, :], axis=-1)  # (N, n, n)
 
 
-def gap_features(X: np.ndarray, a: np.ndarray, xb: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """``Z[k] = x_a (x_b - x_c)^T`` for rows k, from query tokens, attended tokens and competitors.
+def gap_features(x_a: np.ndarray, x_b: np.ndarray, x_c: np.ndarray) -> np.ndarray:
+    """``Z = x_a (x_b - x_c)^T``, row by row: the halfspace normals, on arrays already checked.
 
-    ``a`` and ``c`` are (example, token) index pairs given as arrays of shape (K, 2);
-    ``xb`` is the attended token vector, shape (K, d).
+    The one computation behind :func:`attnlib.sculpt.gap_feature` (which checks its input)
+    and the phases; ``<Theta, Z>_F`` is the logit gap of query a between tokens b and c.
+    Shapes (..., d) each, broadcast; returns (..., d, d).
     """
-    xa = X[a[:, 0], a[:, 1]]  # (K, d)
-    xc = X[c[:, 0], c[:, 1]]  # (K, d)
-    return np.einsum("kp,kq->kpq", xa, xb - xc)  # (K, d, d)
-
-
-def least_squares(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """``argmin_X ||A X - B||`` for a tall A, through the normal equations when A is well conditioned.
-
-    The Gram matrix ``A^T A`` is small (columns x columns), so this avoids a
-    threaded factorisation of the tall matrix, which is slow on a busy machine.
-    When A is ill-conditioned (or rank deficient) it falls back to ``lstsq``,
-    whose answer the normal equations would lose.
-    """
-    G = A.T @ A
-    eig = np.linalg.eigvalsh(G)
-    if eig[0] > 1e-10 * max(eig[-1], 1e-300):
-        return np.linalg.solve(G, A.T @ B)
-    return np.linalg.lstsq(A, B, rcond=None)[0]
+    return x_a[..., :, None] * (x_b - x_c)[..., None, :]
 
 
 def singular_values(A: np.ndarray) -> np.ndarray:
     """Singular values of a tall matrix, largest first, from the eigenvalues of ``A^T A``."""
     eig = np.linalg.eigvalsh(A.T @ A)
     return np.sqrt(np.clip(eig[::-1], 0.0, None))
-
-
-def relative(a, b) -> float:
-    """``||a - b|| / ||b||`` in the Frobenius norm."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    return float(np.linalg.norm(a - b) / np.linalg.norm(b))
-
-
-def cosine(a, b) -> float:
-    """Cosine of the angle between two arrays, read as vectors."""
-    a, b = np.ravel(a), np.ravel(b)
-    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
 _HIGHS_STATUS = {

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._deprecated import renamed
 from .._validation import as_float_array, check_positive_float
-from ._common import SculptError, check_data, check_matrix, distinct_from, gather_tokens, linprog_highs
+from ._common import SculptError, check_data, check_matrix, distinct_from, gap_features, gather_tokens, linprog_highs
 
 # Above this many halfspaces, a bounded LP is solved by adding violated constraints in rounds.
 _CUTTING_PLANE_ABOVE = 3000
@@ -180,7 +181,7 @@ def halfspaces(X, certificates: Certificates) -> np.ndarray:
     for c in range(X.shape[1]):
         xc = X[e, c]
         keep = np.any(xc != xb, axis=-1)
-        blocks.append(np.einsum("kp,kq->kpq", xa[keep], xb[keep] - xc[keep]).reshape(-1, d * d))
+        blocks.append(gap_features(xa[keep], xb[keep], xc[keep]).reshape(-1, d * d))
     Z = np.concatenate(blocks) if blocks else np.zeros((0, d * d))
     Z = np.unique(Z, axis=0) if len(Z) else Z
     return Z.reshape(-1, d, d)
@@ -343,7 +344,7 @@ def prune(body: Body, *, phase: str = "phase 2") -> tuple[Body, int]:
     return pruned, K - int(keep.sum())
 
 
-def check_feasible(body: Body, *, phase: str = "phase 2") -> np.ndarray:
+def feasible_point(body: Body, *, phase: str = "phase 2") -> np.ndarray:
     """A point of the body, or a SculptError naming the phase if it is empty.
 
     Returns
@@ -354,6 +355,9 @@ def check_feasible(body: Body, *, phase: str = "phase 2") -> np.ndarray:
     if body.bound is None:
         body = body.with_bound(1e6)
     return support(body, np.zeros((d, d)), phase=phase)[1]
+
+
+check_feasible = renamed("check_feasible", feasible_point)
 
 
 def body_slice(body: Body, origin, basis, *, box: float = 10.0) -> np.ndarray:

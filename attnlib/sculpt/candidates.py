@@ -14,10 +14,11 @@ import itertools
 
 import numpy as np
 
+from .._linalg import lstsq
 from .._validation import as_float_array, check_positive_int
-from ..attention import _forward
+from ..attention import forward
 from ..heads import Heads
-from ._common import check_data, check_m, least_squares
+from ._common import check_data, check_m
 from .body import Body, support
 from .span import Span
 
@@ -60,9 +61,9 @@ def fit_W(X, Y, Theta) -> tuple[np.ndarray, float]:
     if Theta.shape[1:] != (d, d):
         raise ValueError(f"Theta must have shape (m, {d}, {d}); received {Theta.shape}")
     m = Theta.shape[0]
-    _, _, AX = _forward(X, Theta, np.zeros((m, d, d)), "softmax", False)  # (N, m, n, d)
+    _, _, AX = forward(X, Theta, np.zeros((m, d, d)), "softmax", False)  # (N, m, n, d)
     design = AX.transpose(0, 2, 1, 3).reshape(N * n, m * d)
-    W = least_squares(design, Y.reshape(N * n, d)).reshape(m, d, d)
+    W = lstsq(design, Y.reshape(N * n, d)).x.reshape(m, d, d)
     resid = design @ W.reshape(m * d, d) - Y.reshape(N * n, d)
     return W, float(np.linalg.norm(resid) / np.linalg.norm(Y))
 
@@ -127,7 +128,7 @@ def face_candidates(body: Body, span: Span, m: int, *, eps: float = 0.2, directi
     m = check_m(m)
     basis = span.basis
     P = basis[0]
-    from .phases import min_norm_proxy
+    from .proxy import min_norm_proxy
 
     proxy = min_norm_proxy(body, phase="phase 5")
     norm = float(np.linalg.norm(proxy))
@@ -254,7 +255,7 @@ def refine_in_span(X, Y, heads: Heads, span: Span, *, max_examples: int = 400) -
     def resid(c):
         T = thetas(c)
         W, _ = fit_W(Xs, Ys, T)
-        return (_forward(Xs, T, W, "softmax", False)[0] - Ys).ravel()
+        return (forward(Xs, T, W, "softmax", False)[0] - Ys).ravel()
 
     c0 = heads.Theta.reshape(m, -1) @ B.T  # (m, k)
     res = least_squares(resid, c0.ravel(), method="lm")

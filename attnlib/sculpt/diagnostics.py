@@ -7,17 +7,44 @@ import numpy as np
 from ..attention import attention
 from ..heads import Heads
 from ..inputs import boolean_inputs
-from ._common import SculptError, check_heads, cosine, relative
+from ._common import SculptError, check_heads
 from .compare import relative_test_error
 from .instances import min_norm_point, planted_instance
-from .phases import crude_sum_W, slice_curve
-from .pipeline import SculptReport, sculpt
+from .pipeline import SculptReport, carve
+from .proxy import slice_curve
 from .single_head import learn_single_head
 from .span import span_alignment
+from .sum_w import crude_sum_W
+
+
+def relative(a, b) -> float:
+    """``||a - b|| / ||b||`` in the Frobenius norm: how far an estimate ``a`` is from the truth ``b``.
+
+    Examples
+    --------
+    >>> from attnlib.sculpt.diagnostics import relative
+    >>> relative([1.0, 1.0], [1.0, 0.0])
+    1.0
+    """
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return float(np.linalg.norm(a - b) / np.linalg.norm(b))
+
+
+def cosine(a, b) -> float:
+    """Cosine of the angle between two arrays, read as vectors.
+
+    Examples
+    --------
+    >>> from attnlib.sculpt.diagnostics import cosine
+    >>> round(cosine([1.0, 1.0], [1.0, 0.0]), 3)
+    0.707
+    """
+    a, b = np.ravel(a), np.ravel(b)
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
 def phase_diagnostics(report: SculptReport, teacher: Heads, X_test, Y_test) -> dict:
-    """Turn a :func:`learn` report into the numbers :func:`attnlib.viz_sculpt.plot_phase_report` draws.
+    """Turn a :func:`learn` report into the numbers :func:`attnlib.viz.sculpt.plot_phase_report` draws.
 
     Parameters
     ----------
@@ -89,7 +116,7 @@ def single_head_curve(X, Y, head: Heads, sizes) -> tuple[np.ndarray, np.ndarray]
 
 def slice_threshold_data(scale: float, shared: float, *, d: int = 4, n: int = 3, N: int = 3000, quantiles=None,
                          rng=None) -> tuple[dict, float]:
-    """Curves for :func:`attnlib.viz_sculpt.plot_slice_threshold` on one fresh planted instance.
+    """Curves for :func:`attnlib.viz.sculpt.plot_slice_threshold` on one fresh planted instance.
 
     Returns
     -------
@@ -107,7 +134,7 @@ def slice_threshold_data(scale: float, shared: float, *, d: int = 4, n: int = 3,
     S = heads.W.sum(axis=0)
     curves = {"true Theta*": slice_curve(X, Y, min_norm_point(heads.Theta)[0], S, quantiles)}
     try:
-        curves["sculpted proxy"] = slice_curve(X, Y, sculpt(X, Y).proxy, S, quantiles)
+        curves["sculpted proxy"] = slice_curve(X, Y, carve(X, Y).proxy, S, quantiles)
     except SculptError:
         pass
     return curves, relative(crude_sum_W(X, Y), S)

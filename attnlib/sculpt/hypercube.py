@@ -13,7 +13,7 @@ import itertools
 import numpy as np
 
 from .._validation import as_float_array, check_boolean, check_positive_int, check_sequences
-from ._common import check_matrix
+from ._common import check_matrix, gap_features
 
 _MAX_ENUMERATED_D = 16
 
@@ -71,7 +71,7 @@ def gap_feature(x_a, x_b, x_c) -> np.ndarray:
     x_a, x_b, x_c = np.broadcast_arrays(x_a, x_b, x_c)
     if x_a.ndim == 0:
         raise ValueError("tokens must have at least one dimension (d,)")
-    return x_a[..., :, None] * (x_b - x_c)[..., None, :]
+    return gap_features(x_a, x_b, x_c)
 
 
 def logit_gaps(X, Theta) -> np.ndarray:

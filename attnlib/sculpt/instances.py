@@ -3,7 +3,7 @@
 Chen and Li prove their guarantee under "certain non-degeneracy conditions" that
 were not available to us. The conditions below are the book's inference from the
 structure of its reconstruction (chapter 8), each with a numeric threshold of our
-own choosing. :func:`check_conditions` measures them; :func:`planted_instance`
+own choosing. :func:`measure_conditions` measures them; :func:`planted_instance`
 draws heads that satisfy them.
 """
 
@@ -13,11 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._deprecated import renamed
 from .._validation import as_float_array, check_positive_float, check_positive_int
 from ..heads import Heads
 from ._common import check_heads, check_m
 
-# Default thresholds of the conditions (the book's choices, see check_conditions).
+# Default thresholds of the conditions (the book's choices, see measure_conditions).
 MAX_SUM_W_CONDITION = 10.0
 NORM_WINDOW = (2.0, 12.0)
 MIN_NORM_RATIO = 0.3
@@ -113,7 +114,7 @@ class Conditions:
         )
 
 
-def check_conditions(
+def measure_conditions(
     heads: Heads,
     *,
     max_sum_W_condition: float = MAX_SUM_W_CONDITION,
@@ -152,8 +153,8 @@ def check_conditions(
 
     Examples
     --------
-    >>> from attnlib.sculpt import check_conditions, planted_instance
-    >>> check_conditions(planted_instance(2, 4, rng=0)).ok
+    >>> from attnlib.sculpt import measure_conditions, planted_instance
+    >>> measure_conditions(planted_instance(2, 4, rng=0)).ok
     True
     """
     heads = check_heads(heads)
@@ -184,6 +185,9 @@ def check_conditions(
     return Conditions(sum_cond, norms, ratio, lam, separation, gram_cond, tuple(failures))
 
 
+check_conditions = renamed("check_conditions", measure_conditions)
+
+
 def planted_instance(m: int, d: int, *, scale: float = 4.0, shared: float = 0.6, check: bool = True,
                      rng=None) -> Heads:
     """Heads with a shared attention component, built to satisfy the reconstruction's conditions.
@@ -199,7 +203,7 @@ def planted_instance(m: int, d: int, *, scale: float = 4.0, shared: float = 0.6,
         Cosine between any two heads: ``Theta_i = scale (sqrt(shared) C +
         sqrt(1 - shared) D_i)`` with C, D_1, ..., D_m orthonormal (Frobenius).
     check : bool, default True
-        Raise if the drawn heads fail :func:`check_conditions`; pass False to
+        Raise if the drawn heads fail :func:`measure_conditions`; pass False to
         study instances outside the conditions (chapter 9 does, on purpose).
     rng : int, numpy.random.Generator or None
 
@@ -209,7 +213,7 @@ def planted_instance(m: int, d: int, *, scale: float = 4.0, shared: float = 0.6,
 
     Notes
     -----
-    The conditions (:func:`check_conditions`, defaults) and how the construction meets them:
+    The conditions (:func:`measure_conditions`, defaults) and how the construction meets them:
 
     (a) ``cond(sum_i W_i) <= 10``: W_i has i.i.d. N(0, 1/d) entries, redrawn until it holds.
     (b) ``2 <= ||Theta_i||_F <= 12``: holds when ``scale`` does.
@@ -247,7 +251,7 @@ def planted_instance(m: int, d: int, *, scale: float = 4.0, shared: float = 0.6,
         raise RuntimeError("could not draw projections with a well-conditioned sum")
     heads = Heads(Theta, W)
     if check:
-        conditions = check_conditions(heads)
+        conditions = measure_conditions(heads)
         if not conditions.ok:
             raise ValueError(
                 "the planted heads fail the reconstruction's conditions: " + "; ".join(conditions.failures)

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_positive_int
-from ..attention import _forward
+from ..attention import forward as _forward
 from ..heads import Heads, random_heads
-from ..training import _loss_grad
+from ..training import loss_and_gradient_arrays as _loss_grad
 from ._common import ItemAccess, check_data, check_heads, check_m
 
 

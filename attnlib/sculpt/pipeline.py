@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from .._deprecated import renamed
 from .._validation import check_positive_float, check_positive_int
 from ..heads import Heads
 from ._common import ItemAccess, SculptError, check_data, check_m
@@ -14,15 +15,16 @@ from .body import Body, prune, sculpt_body
 from .candidates import best_scale, certify_candidates, face_candidates, fit_W, net_candidates
 from .local import PolishInfo
 from .local import polish as _polish
-from .phases import atom_score, estimate_sum_W, min_norm_proxy, refine_sum_W
+from .proxy import min_norm_proxy, refine_sum_W
 from .span import Span, face_span, random_span, spectral_span
+from .sum_w import atom_score, estimate_sum_W
 
 SPAN_METHODS = ("face", "spectral", "random")
 
 
 @dataclass(frozen=True, eq=False)
 class SculptReport(ItemAccess):
-    """What each phase of the book's reconstruction produced: :func:`sculpt` fills phases 1-3,
+    """What each phase of the book's reconstruction produced: :func:`carve` fills phases 1-3,
     :func:`learn` all of them. A field that a failed run did not reach is ``None``.
 
     Attributes
@@ -119,7 +121,7 @@ class SculptResult:
         )
 
 
-def sculpt(X, Y, *, rounds: int = 2, delta: float = 0.05, quantile: float = 0.05) -> SculptReport:
+def carve(X, Y, *, rounds: int = 2, delta: float = 0.05, quantile: float = 0.05) -> SculptReport:
     """Phases 1-3: estimate sum_i W_i, sculpt the body, take its min-norm proxy, refine the sum.
 
     Parameters
@@ -149,10 +151,10 @@ def sculpt(X, Y, *, rounds: int = 2, delta: float = 0.05, quantile: float = 0.05
 
     Examples
     --------
-    >>> from attnlib.sculpt import planted_instance, sculpt
+    >>> from attnlib.sculpt import carve, planted_instance
     >>> teacher = planted_instance(2, 4, rng=0)
     >>> X = boolean_inputs(3000, 3, 4, rng=1)
-    >>> out = sculpt(X, attention(X, teacher))
+    >>> out = carve(X, attention(X, teacher))
     >>> out.proxy.shape, out.sum_W.shape, out.body.d
     ((4, 4), (4, 4), 4)
     """
@@ -171,6 +173,9 @@ def sculpt(X, Y, *, rounds: int = 2, delta: float = 0.05, quantile: float = 0.05
         raise
     out["seconds"]["phases 2-3"] = time.perf_counter() - clock
     return SculptReport(**out)
+
+
+sculpt = renamed("sculpt", carve)
 
 
 def _sculpt_rounds(X, Y, S, out, rounds, delta, quantile):
@@ -240,7 +245,7 @@ def learn(X, Y, m: int, *, rng=None, polish: bool = True, tol: float = 1e-3, sta
 
     Notes
     -----
-    Phase 1 :func:`estimate_sum_W`; phase 2 :func:`sculpt_body`; phase 3
+    Phases 1-3 are :func:`carve`: phase 1 :func:`estimate_sum_W`; phase 2 :func:`sculpt_body`; phase 3
     :func:`min_norm_proxy` and :func:`refine_sum_W` (phases 2-3 repeat ``rounds``
     times); phase 4 :func:`face_span`; phase 5 :func:`face_candidates`,
     :func:`net_candidates` and :func:`fit_W`; then :func:`polish`. Only the
@@ -282,7 +287,7 @@ def learn(X, Y, m: int, *, rng=None, polish: bool = True, tol: float = 1e-3, sta
         clock = now
 
     try:
-        sculpted = sculpt(X, Y, rounds=rounds, delta=delta, quantile=quantile)
+        sculpted = carve(X, Y, rounds=rounds, delta=delta, quantile=quantile)
         report.update({f.name: getattr(sculpted, f.name) for f in fields(sculpted) if f.name != "seconds"})
         report["seconds"].update(sculpted.seconds)
         body, proxy, S = sculpted.body, sculpted.proxy, sculpted.sum_W
@@ -314,7 +319,7 @@ def learn(X, Y, m: int, *, rng=None, polish: bool = True, tol: float = 1e-3, sta
         lap("polish")
     except SculptError as err:
         partial = err.report
-        if isinstance(partial, SculptReport):  # a failure inside sculpt(): its fields, then ours
+        if isinstance(partial, SculptReport):  # a failure inside carve(): its fields, then ours
             report = {**{f.name: getattr(partial, f.name) for f in fields(partial)}, **report}
         err.report = SculptReport(**report)
         raise

@@ -14,8 +14,9 @@ import warnings
 
 import numpy as np
 
+from .._linalg import lstsq
 from ..heads import Heads
-from ._common import SculptError, check_data
+from ._common import SculptError, check_data, gap_features
 
 _ILL_CONDITIONED = 1e8
 
@@ -114,7 +115,7 @@ def learn_single_head(X, Y) -> Heads:
     keep = (A > 1e-12 * A_ref) & (np.arange(n)[None, None, :] != ref[..., None])  # (k, a, b)
     e, a, b = np.nonzero(keep)
     c = ref[e, a]
-    Z = np.einsum("kp,kq->kpq", Xu[e, a], Xu[e, b] - Xu[e, c]).reshape(len(e), d * d)
+    Z = gap_features(Xu[e, a], Xu[e, b], Xu[e, c]).reshape(len(e), d * d)
     gaps = np.log(A[e, a, b]) - np.log(A[e, a, c])
     theta, rank = _lstsq(Z, gaps)
     if rank < d * d:
@@ -123,9 +124,9 @@ def learn_single_head(X, Y) -> Heads:
 
 
 def _lstsq(M: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, int]:
-    if M.shape[0] == 0:
-        return np.zeros(M.shape[1]), 0
-    sol, _, rank, sv = np.linalg.lstsq(M, rhs, rcond=None)
-    if rank == M.shape[1] and sv[-1] < sv[0] / _ILL_CONDITIONED:
-        warnings.warn(f"least squares is ill-conditioned (condition number {sv[0] / sv[-1]:.1e})", stacklevel=3)
-    return sol, int(rank)
+    """The library's least squares, warning when a full-rank M is ill-conditioned."""
+    sol = lstsq(M, rhs)
+    if sol.rank == M.shape[1] and sol.condition > _ILL_CONDITIONED**2:  # cond(M)^2 = cond(M^T M)
+        warnings.warn(f"least squares is ill-conditioned (condition number {np.sqrt(sol.condition):.1e})",
+                      stacklevel=3)
+    return sol.x, sol.rank

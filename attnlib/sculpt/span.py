@@ -17,9 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import as_float_array, check_positive_float, check_positive_int
-from ._common import SculptError, check_data, check_m, check_matrix, distinct_from, gather_tokens
+from ._common import SculptError, check_data, check_m, check_matrix, distinct_from, gap_features, gather_tokens
 from .body import Body, support
-from .phases import proxy_margins
+from .proxy import proxy_margins
 
 
 @dataclass(frozen=True, eq=False)
@@ -181,7 +181,7 @@ def spectral_span(X, Y, sum_W, proxy, m: int, *, quantile: float = 0.3) -> Span:
     res2 = np.sum((Y - xb @ S) ** 2, axis=-1)  # (N, a)
     other = distinct_from(X, xb)  # (N, a, c)
     e, a, c = np.nonzero(rows[..., None] & other)
-    Z = np.einsum("kp,kq->kpq", X[e, a], xb[e, a] - X[e, c]).reshape(len(e), d * d)
+    Z = gap_features(X[e, a], xb[e, a], X[e, c]).reshape(len(e), d * d)
     Z -= np.outer(Z @ Pu, Pu)
     w = res2[e, a]
     M = (Z * w[:, None]).T @ Z / w.sum() - Z.T @ Z / len(Z)

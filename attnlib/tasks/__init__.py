@@ -8,18 +8,14 @@ output can be checked against the truth. Submodules are imported on first use
 
 from __future__ import annotations
 
-import importlib
+from .._deprecated import moved_names
 
 _SUBMODULES = (
     "associative_memory",
     "automata", "turing",
 )
 
-
-def __getattr__(name):
-    if name in _SUBMODULES:
-        return importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module 'attnlib.tasks' has no attribute {name!r}")
+__getattr__ = moved_names(__name__, {}, _SUBMODULES)
 
 
 def __dir__():

@@ -11,8 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import as_float_array, check_positive_int
-from ..attention import _check_heads
-from ..heads import Heads
+from ..heads import Heads, as_heads
 
 # --- the automaton -------------------------------------------------------------
 
@@ -320,7 +319,7 @@ def execute(dfas, words, heads: Heads | None = None) -> DFARun:
         words = np.broadcast_to(words, (len(dfas), words.shape[1]))
     if words.shape[0] != len(dfas):
         raise ValueError(f"received {len(dfas)} DFAs but {words.shape[0]} words; give one word per DFA or one in all")
-    heads = lookup_heads(S, A) if heads is None else _check_heads(heads)
+    heads = lookup_heads(S, A) if heads is None else as_heads(heads)
     d = S * A + S
     if heads.d != d:
         raise ValueError(f"heads have d={heads.d} but the encoding of S={S}, A={A} has d = S*A + S = {d}")

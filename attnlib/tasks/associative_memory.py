@@ -26,16 +26,20 @@ Two sources of tables, as in the paper's Fig. 2:
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
+from .._deprecated import moved_names
 from .._validation import check_positive_int
 from ..attention import attention
 from ..heads import Heads
 
-__all__ = ["Memories", "Sweep", "identifiability_sweep", "memory_heads", "sample_memories"]
+__all__ = ["Memories", "memory_heads", "sample_memories"]
+
+# moved to the regression part: an experiment, not data
+__getattr__ = moved_names(__name__, {"Sweep": "attnlib.rkhs.experiments",
+                                      "identifiability_sweep": "attnlib.rkhs.experiments"})
 
 
 def memory_heads(m: int) -> Heads:
@@ -146,104 +150,3 @@ def sample_memories(N: int, m: int, *, orthogonal_share: float = 0.0, unit_norm:
     heads = memory_heads(m)
     Y = attention(X, heads, kind="linear")[:, -1]
     return Memories(X, Y, heads, query, orthogonal)
-
-
-@dataclass(frozen=True, eq=False)
-class Sweep:
-    """Certificate against recovery over a range of orthogonal shares (the paper's Fig. 2).
-
-    Every array has one entry per share.
-
-    Attributes
-    ----------
-    shares : ndarray
-    lam_min : ndarray
-        Smallest eigenvalue of ``Lambda_D`` (0 where the rank is deficient).
-    rank : ndarray of int
-        Rank of ``Lambda_D``, out of psi = d^2 (d + 1) / 2.
-    distance : dict of str -> ndarray
-        ``||p(Theta) - p(Theta_hat)||_F`` for each solver: "minimum norm" (exact
-        least squares, minimum-norm minimiser), "exact" (the exact minimiser
-        gradient descent converges to from the random start) and "iterative"
-        (``steps`` gradient-descent steps from that start).
-    ood : dict of str -> ndarray
-        Mean squared error of each fit on fresh tables from the Gaussian source.
-    steps : int
-    """
-
-    shares: np.ndarray
-    lam_min: np.ndarray
-    rank: np.ndarray
-    distance: dict
-    ood: dict
-    steps: int
-
-    def __repr__(self) -> str:
-        return f"Sweep(shares={self.shares.size}, solvers={list(self.distance)}, steps={self.steps})"
-
-
-def identifiability_sweep(shares, *, N: int = 2**14, m: int = 2, steps: int = 1000, n_test: int = 2000,
-                          rng=None) -> Sweep:
-    """For each orthogonal share: certificate, distance to the truth, and out-of-distribution error.
-
-    Parameters
-    ----------
-    shares : array_like of floats in [0, 1]
-    N, m : int
-        Tables per data set and pairs per table (the code layout of the paper's
-        Fig. 2 is m = 2, N = 2**14).
-    steps : int
-        Budget of the iterative solver.
-    n_test : int
-        Fresh Gaussian-source tables for the out-of-distribution error.
-    rng : int, numpy.random.Generator or None
-
-    Returns
-    -------
-    Sweep
-
-    Notes
-    -----
-    Every solver starts from the same random coefficients, of the same norm as
-    the truth's. Exact least squares is all-or-nothing: on full-rank data it
-    lands on the truth whatever the start, and on singular data it keeps the
-    start's component in the null space of ``Lambda_D``, which no amount of
-    data of that kind removes. A finite budget of gradient steps also leaves the
-    directions with small eigenvalues unlearned, so its distance grows
-    gradually as ``lam_min`` falls. The expected warnings about non-unique
-    minimisers are silenced; ``rank`` records them.
-
-    Examples
-    --------
-    >>> from attnlib.tasks.associative_memory import identifiability_sweep
-    >>> sweep = identifiability_sweep([0.0, 1.0], N=500, rng=0)
-    >>> sweep.rank.tolist(), bool(sweep.distance["exact"][0] < 1e-10), bool(sweep.distance["exact"][1] > 0.1)
-    ([40, 36], True, True)
-    """
-    from ..rkhs import certificate, fit_linear_attention, parameter_distance, parameter_map
-
-    rng = np.random.default_rng(rng)
-    shares = np.atleast_1d(np.asarray(shares, dtype=float))
-    steps = check_positive_int("steps", steps)
-    test = sample_memories(n_test, m, rng=rng)
-    heads = memory_heads(m)
-    truth = parameter_map(heads)
-    start = rng.standard_normal(truth.shape) * np.linalg.norm(truth) / np.sqrt(truth.size)
-    lam_min, rank = [], []
-    distance = {"minimum norm": [], "exact": [], "iterative": []}
-    ood = {key: [] for key in distance}
-    for share in shares:
-        data = sample_memories(N, m, orthogonal_share=share, rng=rng)
-        cert = certificate(data.X)
-        lam_min.append(cert.lam_min)
-        rank.append(cert.rank)
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=".*not unique", category=RuntimeWarning)
-            fits = {"minimum norm": fit_linear_attention(data.X, data.Y),
-                    "exact": fit_linear_attention(data.X, data.Y, start=start)}
-        fits["iterative"] = fit_linear_attention(data.X, data.Y, steps=steps, start=start)
-        for key, fit in fits.items():
-            distance[key].append(parameter_distance(fit, heads))
-            ood[key].append(float(np.mean((fit.predict(test.X) - test.Y) ** 2)))
-    return Sweep(shares, np.array(lam_min), np.array(rank), {k: np.array(v) for k, v in distance.items()},
-                 {k: np.array(v) for k, v in ood.items()}, steps)

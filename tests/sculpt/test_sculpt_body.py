@@ -10,7 +10,7 @@ from attnlib.sculpt import (
     SculptError,
     body_slice,
     certify,
-    check_feasible,
+    feasible_point,
     halfspaces,
     planted_instance,
     prune,
@@ -119,7 +119,7 @@ def test_prune_removes_only_contradictions():
     Z = np.stack([np.eye(2), np.diag([1.0, 2.0]), -np.eye(2)])
     pruned, dropped = prune(Body(Z, 1.0, None, 3))
     assert dropped == 1 and pruned.n_constraints == 2
-    check_feasible(pruned)
+    feasible_point(pruned)
     same, none = prune(pruned)
     assert none == 0 and same.n_constraints == 2
 
@@ -139,7 +139,7 @@ def test_infeasible_lp_is_reported_with_phase_and_count():
     with pytest.raises(SculptError, match=r"phase 4: .*infeasible.*2 halfspace constraints"):
         support(body, np.eye(2), phase="phase 4")
     with pytest.raises(SculptError, match="infeasible"):
-        check_feasible(body)
+        feasible_point(body)
 
 
 def test_bad_inputs(data):

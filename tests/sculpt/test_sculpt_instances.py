@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from attnlib import Heads, random_heads
-from attnlib.sculpt import check_conditions, min_norm_point, planted_instance
+from attnlib.sculpt import measure_conditions, min_norm_point, planted_instance
 
 
 def brute_min_norm(Theta):
@@ -63,20 +63,20 @@ def test_min_norm_lemma_every_head_has_the_same_component():
 
 def test_planted_heads_satisfy_the_conditions():
     for seed in range(10):
-        c = check_conditions(planted_instance(2, 4, rng=seed))
+        c = measure_conditions(planted_instance(2, 4, rng=seed))
         assert c.ok, c
         assert c.sum_W_condition <= 10
 
 
 def test_conditions_flag_each_failure():
     heads = planted_instance(2, 4, scale=1.0, check=False, rng=0)
-    assert "(b)" in " ".join(check_conditions(heads).failures)
+    assert "(b)" in " ".join(measure_conditions(heads).failures)
     same = Heads(np.stack([np.eye(4), np.eye(4) * 1.0001]) * 3, planted_instance(2, 4, rng=0).W)
-    failures = " ".join(check_conditions(same).failures)
+    failures = " ".join(measure_conditions(same).failures)
     assert "(d)" in failures
     opposite = Heads(np.stack([np.eye(4), -np.eye(4) + 0.01]) * 2, planted_instance(2, 4, rng=0).W)
-    assert "(c)" in " ".join(check_conditions(opposite).failures)
-    assert "all hold" in repr(check_conditions(planted_instance(2, 4, rng=3)))
+    assert "(c)" in " ".join(measure_conditions(opposite).failures)
+    assert "all hold" in repr(measure_conditions(planted_instance(2, 4, rng=3)))
 
 
 # --- errors ------------------------------------------------------------------

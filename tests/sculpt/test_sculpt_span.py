@@ -6,11 +6,11 @@ import pytest
 from attnlib import attention, boolean_inputs
 from attnlib.sculpt import (
     Span,
+    carve,
     face_span,
     min_norm_point,
     planted_instance,
     random_span,
-    sculpt,
     span_alignment,
     spectral_span,
 )
@@ -22,7 +22,7 @@ def sculpted():
     heads = planted_instance(2, 6, scale=4.0, shared=0.6, rng=rng)
     X = boolean_inputs(5000, 3, 6, rng=rng)
     Y = attention(X, heads)
-    return heads, X, Y, sculpt(X, Y)
+    return heads, X, Y, carve(X, Y)
 
 
 def orthonormal(basis):

@@ -5,7 +5,8 @@ import pytest
 
 from attnlib import attention
 from attnlib.rkhs import certificate
-from attnlib.tasks.associative_memory import Memories, identifiability_sweep, memory_heads, sample_memories
+from attnlib.rkhs.experiments import identifiability_sweep
+from attnlib.tasks.associative_memory import Memories, memory_heads, sample_memories
 
 
 def test_shapes_and_bookkeeping():
@@ -56,7 +57,7 @@ def test_certificate_positive_on_gaussian_and_singular_on_orthogonal_tables(m):
 
 
 def test_sweep_exact_is_all_or_nothing_and_iterative_is_graded():
-    sweep = identifiability_sweep([0.9, 0.99, 1.0], N=3000, steps=2000, n_test=500, rng=5)
+    sweep = identifiability_sweep([0.9, 0.99, 1.0], N=3000, steps=2000, N_test=500, rng=5)
     assert sweep.rank[:2].tolist() == [40, 40] and sweep.rank[2] < 40
     assert sweep.lam_min[0] > sweep.lam_min[1] > sweep.lam_min[2] == 0.0
     exact, iterative = sweep.distance["exact"], sweep.distance["iterative"]

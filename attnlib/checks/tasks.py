@@ -1,0 +1,76 @@
+"""Checks for the coding exercises on automata executed by attention (chapter 6)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..attention import attention
+from ._core import Case, CheckFailure, case_rng, returned_heads, run_check
+
+__all__ = ["check_accepting_lookup"]
+
+
+def check_accepting_lookup(fn) -> None:
+    """Check a lookup that also says whether the next state is accepting: ``fn(dfa)``.
+
+    ``dfa`` is an :class:`attnlib.tasks.automata.DFA` with S states and A
+    symbols. Return ``(T, heads)``: the table tokens T of shape (S*A, d) with
+    ``d = S*A + S + 1`` (key block, value block, one extra coordinate), and a
+    one-layer linear-attention ``heads`` (``attnlib.Heads`` or a pair
+    ``(Theta, W)``). For every pair (s, a), the context ``[T; q]`` ending in
+    the query ``q = [e_(s, a) | 0 | 0]`` (row ``s*A + a`` of the key block) must
+    give, at its last token, ``[0 | e_delta(s, a) | 1 if delta(s, a) is
+    accepting else 0]``.
+
+    Examples
+    --------
+    The chapter's lookup, without the extra coordinate, is rejected:
+
+    >>> from attnlib.tasks import automata as am
+    >>> plain = lambda dfa: (am.table_tokens(dfa), am.lookup_heads(dfa.n_states, dfa.n_symbols))
+    >>> try:
+    ...     check_accepting_lookup(plain)
+    ... except CheckFailure as failure:
+    ...     print(failure)
+    check_accepting_lookup: on case 'parity automaton (S=2, A=2)', T has shape (4, 6);
+    expected (S*A, S*A + S + 1) = (4, 7)
+    """
+    from ..tasks.automata import DFA, random_dfa
+
+    rng = case_rng(300)
+    dfas = {"parity automaton (S=2, A=2)": DFA([[0, 1], [1, 0]], accepting=[False, True]),
+            "random, S=3, A=2": random_dfa(3, 2, rng=rng),
+            "random, S=4, A=3": random_dfa(4, 3, rng=rng),
+            "one state, accepting (S=1, A=2)": DFA([[0, 0]], accepting=[True])}
+    cases = []
+    for label, dfa in dfas.items():
+        S, A = dfa.n_states, dfa.n_symbols
+        expected = np.zeros((S * A, S * A + S + 1))
+        nxt = dfa.delta.ravel()
+        expected[np.arange(S * A), S * A + nxt] = 1.0
+        expected[:, -1] = dfa.accepting[nxt]
+        cases.append(Case(label, (dfa,), expected))
+
+    def convert(got, case):
+        dfa = case.args[0]
+        S, A = dfa.n_states, dfa.n_symbols
+        d = S * A + S + 1
+        where = f"check_accepting_lookup: on case '{case.name}'"
+        if not (isinstance(got, (tuple, list)) and len(got) == 2):
+            raise CheckFailure(f"{where}, return a pair (T, heads); received {type(got).__name__}")
+        try:
+            T = np.asarray(got[0], dtype=float)
+        except (TypeError, ValueError):
+            raise CheckFailure(f"{where}, T must be an array of numbers") from None
+        if T.shape != (S * A, d):
+            raise CheckFailure(f"{where}, T has shape {T.shape}; expected (S*A, S*A + S + 1) = {(S * A, d)}")
+        heads = returned_heads("check_accepting_lookup", got[1], case, d)
+        out = np.empty((S * A, d))
+        for p in range(S * A):
+            q = np.zeros(d)
+            q[p] = 1.0
+            out[p] = attention(np.vstack([T, q]), heads, kind="linear")[-1]
+        return out
+
+    run_check("check_accepting_lookup", fn, cases, ["dfa"], rtol=1e-9, atol=1e-9, convert=convert,
+              label="the last output row for the query of pair (s, a), row s*A + a,")

@@ -1,0 +1,274 @@
+"""The experiments of Part II at reduced scale: learning curves, heads against regression, Adam on
+memories, and the identifiability sweep.
+
+Each function runs one experiment of chapters 4-5 and returns plain arrays,
+which :mod:`attnlib.viz.rkhs` draws. They take ``rng`` like everything else,
+so a chapter that passes one generator gets the same numbers on every run.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._deprecated import renamed_keyword
+from .._validation import check_positive_int
+from ..attention import attention
+from ..heads import random_heads
+from ..inputs import gaussian_inputs
+from ..tasks.associative_memory import memory_heads, sample_memories
+from ..training import train
+from .coefficients import parameter_distance, parameter_map
+from .features import n_features
+from .identifiability import certificate
+from .regression import fit_linear_attention
+
+__all__ = ["HeadsRace", "Sweep", "adam_on_memories", "heads_vs_regression", "identifiability_sweep", "learning_curve"]
+
+
+def learning_curve(d: int, noise: float, *, Ns=None, n: int = 6, N_test: int = 200, rng=None, n_test=None):
+    """Relative test error of regression against N, for a random 2-head teacher with label noise.
+
+    Parameters
+    ----------
+    d : int
+    noise : float
+        Standard deviation of Gaussian noise added to the training targets,
+        relative to their root mean square.
+    Ns : array_like of int, optional
+        Training set sizes; default from psi / 2 to 16 psi.
+    n : int
+        Tokens per training sequence (test sequences have 3n).
+    N_test : int, default 200
+        Test sequences.
+    rng : int, numpy.random.Generator or None
+    n_test : int, optional
+        Deprecated spelling of ``N_test``.
+
+    Returns
+    -------
+    Ns : ndarray
+    errors : ndarray
+        ``||F_hat - F|| / ||F||`` on fresh inputs, one per N.
+    """
+    N_test = renamed_keyword("learning_curve", "n_test", n_test, "N_test", N_test)
+    rng = np.random.default_rng(rng)
+    psi = n_features(d)
+    Ns = np.unique(np.geomspace(psi // 2, 16 * psi, 9).astype(int)) if Ns is None else np.asarray(Ns)
+    teacher = random_heads(2, d, rng=rng)
+    X_test = gaussian_inputs(N_test, 3 * n, d, rng=rng)
+    truth = attention(X_test, teacher, kind="linear")[:, -1]
+    errors = []
+    for N in Ns:
+        X = gaussian_inputs(int(N), n, d, rng=rng)
+        Y = attention(X, teacher, kind="linear")[:, -1]
+        Y = Y + noise * np.sqrt(np.mean(Y**2)) * rng.standard_normal(Y.shape)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # N < psi: the minimum-norm fit, as documented
+            fit = fit_linear_attention(X, Y)
+        errors.append(np.linalg.norm(fit.predict(X_test) - truth) / np.linalg.norm(truth))
+    return Ns, np.array(errors)
+
+
+@dataclass(frozen=True, eq=False)
+class HeadsRace:
+    """Adam with several head counts against regression on the same data (the paper's Fig. 1).
+
+    Attributes
+    ----------
+    curves : dict of str -> ndarray of shape (seeds, epochs + 1)
+        Validation MSE per epoch, by head count, one row per random initialisation.
+    regression : float
+        Validation MSE of :func:`attnlib.rkhs.fit_linear_attention` on the same data.
+    seconds : dict of str -> float
+        Wall-clock time of each run (summed over seeds), the regression included.
+    """
+
+    curves: dict
+    regression: float
+    seconds: dict
+
+    def __repr__(self) -> str:
+        return f"HeadsRace(runs={list(self.curves)}, regression={self.regression:.2g})"
+
+
+def heads_vs_regression(d: int, *, N: int, n: int, heads=(1, 2, 4, 8), seeds: int = 1, epochs: int = 100,
+                        lr: float = 1e-2, batch_size: int = 64, n_val: int = 256, rng=None) -> HeadsRace:
+    """Train causal linear attention with each head count by Adam, and fit it by regression.
+
+    The setting of the paper's §4.1 at reduced scale: a random one-head
+    teacher, Gaussian tokens with variance 1/n, targets at every position
+    computed causally, validation MSE after every epoch.
+
+    Parameters
+    ----------
+    d, N, n : int
+        Token dimension, training sequences, tokens per sequence.
+    heads : tuple of int
+        Head counts of the students.
+    seeds : int
+        Random initialisations (and minibatch orders) per head count, on the same data.
+    epochs, lr, batch_size
+        Adam settings (:func:`attnlib.train`, cosine schedule).
+    n_val : int
+        Validation sequences.
+    rng : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    HeadsRace
+    """
+    rng = np.random.default_rng(rng)
+    d, N, n = check_positive_int("d", d), check_positive_int("N", N), check_positive_int("n", n)
+    teacher = random_heads(1, d, rng=rng)
+    X = gaussian_inputs(N, n, d, rng=rng) / np.sqrt(n)
+    X_val = gaussian_inputs(n_val, n, d, rng=rng) / np.sqrt(n)
+    Y = attention(X, teacher, kind="linear", causal=True)
+    Y_val = attention(X_val, teacher, kind="linear", causal=True)
+    start = time.perf_counter()
+    fit = fit_linear_attention(X, Y, causal=True)
+    seconds = {"regression": time.perf_counter() - start}
+    regression = float(np.mean((fit.predict(X_val) - Y_val) ** 2))
+    curves = {}
+    for m, stream in zip(heads, rng.spawn(len(heads)), strict=True):
+        label = f"{m} head" + ("s" if m > 1 else "")
+        runs = [train(X, Y, m, kind="linear", causal=True, epochs=epochs, lr=lr, batch_size=batch_size,
+                      schedule="cosine", X_val=X_val, Y_val=Y_val, rng=seed) for seed in stream.spawn(seeds)]
+        curves[label] = np.array([run.val_loss for run in runs])
+        seconds[label] = sum(run.seconds for run in runs)
+    return HeadsRace(curves, regression, seconds)
+
+
+def adam_on_memories(data, heads=(1, 2, 4, 8), *, epochs: int = 300, lr: float = 1e-2, batch_size=None,
+                     init_scale: float = 1.0, rng=None):
+    """Train linear attention by Adam on associative-memory tables; distance to the truth per head count.
+
+    Parameters
+    ----------
+    data : attnlib.tasks.associative_memory.Memories
+    heads : tuple of int
+    epochs, lr, batch_size, init_scale
+        Adam settings (:func:`attnlib.train`, cosine schedule).
+    rng : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    distance : dict of str -> float
+        ``||p(Theta) - p(Theta_hat)||_F`` after training, by head count.
+    loss : dict of str -> float
+        Final training MSE, by head count (near 0 means an empirical risk minimiser).
+    """
+    rng = np.random.default_rng(rng)
+    distance, loss = {}, {}
+    for m, stream in zip(heads, rng.spawn(len(heads)), strict=True):
+        label = f"{m} head" + ("s" if m > 1 else "")
+        run = train(data.X, data.Y, m, kind="linear", epochs=epochs, lr=lr, batch_size=batch_size,
+                    schedule="cosine", init_scale=init_scale, rng=stream)
+        distance[label] = parameter_distance(run.heads, data.heads)
+        loss[label] = float(run.loss[-1])
+    return distance, loss
+
+
+@dataclass(frozen=True, eq=False)
+class Sweep:
+    """Certificate against recovery over a range of orthogonal shares (the paper's Fig. 2).
+
+    Every array has one entry per share.
+
+    Attributes
+    ----------
+    shares : ndarray
+    lam_min : ndarray
+        Smallest eigenvalue of ``Lambda_D`` (0 where the rank is deficient).
+    rank : ndarray of int
+        Rank of ``Lambda_D``, out of psi = d^2 (d + 1) / 2.
+    distance : dict of str -> ndarray
+        ``||p(Theta) - p(Theta_hat)||_F`` for each solver: "minimum norm" (exact
+        least squares, minimum-norm minimiser), "exact" (the exact minimiser
+        gradient descent converges to from the random start) and "iterative"
+        (``steps`` gradient-descent steps from that start).
+    ood : dict of str -> ndarray
+        Mean squared error of each fit on fresh tables from the Gaussian source.
+    steps : int
+    """
+
+    shares: np.ndarray
+    lam_min: np.ndarray
+    rank: np.ndarray
+    distance: dict
+    ood: dict
+    steps: int
+
+    def __repr__(self) -> str:
+        return f"Sweep(shares={self.shares.size}, solvers={list(self.distance)}, steps={self.steps})"
+
+
+def identifiability_sweep(shares, *, N: int = 2**14, m: int = 2, steps: int = 1000, N_test: int = 2000,
+                          rng=None, n_test=None) -> Sweep:
+    """For each orthogonal share: certificate, distance to the truth, and out-of-distribution error.
+
+    Parameters
+    ----------
+    shares : array_like of floats in [0, 1]
+    N, m : int
+        Tables per data set and pairs per table (the code layout of the paper's
+        Fig. 2 is m = 2, N = 2**14).
+    steps : int
+        Budget of the iterative solver.
+    N_test : int
+        Fresh Gaussian-source tables for the out-of-distribution error.
+    n_test : int, optional
+        Deprecated spelling of ``N_test``.
+    rng : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    Sweep
+
+    Notes
+    -----
+    Every solver starts from the same random coefficients, of the same norm as
+    the truth's. Exact least squares is all-or-nothing: on full-rank data it
+    lands on the truth whatever the start, and on singular data it keeps the
+    start's component in the null space of ``Lambda_D``, which no amount of
+    data of that kind removes. A finite budget of gradient steps also leaves the
+    directions with small eigenvalues unlearned, so its distance grows
+    gradually as ``lam_min`` falls. The expected warnings about non-unique
+    minimisers are silenced; ``rank`` records them.
+
+    Examples
+    --------
+    >>> from attnlib.rkhs.experiments import identifiability_sweep
+    >>> sweep = identifiability_sweep([0.0, 1.0], N=500, rng=0)
+    >>> sweep.rank.tolist(), bool(sweep.distance["exact"][0] < 1e-10), bool(sweep.distance["exact"][1] > 0.1)
+    ([40, 36], True, True)
+    """
+    N_test = renamed_keyword("identifiability_sweep", "n_test", n_test, "N_test", N_test)
+    rng = np.random.default_rng(rng)
+    shares = np.atleast_1d(np.asarray(shares, dtype=float))
+    steps = check_positive_int("steps", steps)
+    test = sample_memories(N_test, m, rng=rng)
+    heads = memory_heads(m)
+    truth = parameter_map(heads)
+    start = rng.standard_normal(truth.shape) * np.linalg.norm(truth) / np.sqrt(truth.size)
+    lam_min, rank = [], []
+    distance = {"minimum norm": [], "exact": [], "iterative": []}
+    ood = {key: [] for key in distance}
+    for share in shares:
+        data = sample_memories(N, m, orthogonal_share=share, rng=rng)
+        cert = certificate(data.X)
+        lam_min.append(cert.lam_min)
+        rank.append(cert.rank)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*not unique", category=RuntimeWarning)
+            fits = {"minimum norm": fit_linear_attention(data.X, data.Y),
+                    "exact": fit_linear_attention(data.X, data.Y, start=start)}
+        fits["iterative"] = fit_linear_attention(data.X, data.Y, steps=steps, start=start)
+        for key, fit in fits.items():
+            distance[key].append(parameter_distance(fit, heads))
+            ood[key].append(float(np.mean((fit.predict(test.X) - test.Y) ** 2)))
+    return Sweep(shares, np.array(lam_min), np.array(rank), {k: np.array(v) for k, v in distance.items()},
+                 {k: np.array(v) for k, v in ood.items()}, steps)

@@ -1,0 +1,134 @@
+"""Learning linear attention by least squares on the cubic features (Algorithm 1, chapter 4)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._validation import check_positive_int
+from ..heads import Heads
+from . import _normal_equations as _ne
+from .coefficients import as_coef, heads_from_coef
+from .features import n_features
+
+
+@dataclass(frozen=True, eq=False)
+class LinearFit:
+    """What :func:`fit_linear_attention` returns.
+
+    Attributes
+    ----------
+    heads : Heads
+        At most d^2 heads computing the fitted function (from the SVD).
+    coef : ndarray of shape (psi, d)
+        Coefficients on :func:`cubic_features`; ``predict`` uses them.
+    train_loss : float
+        Mean squared error over every target entry of the training data.
+    mode : {"last", "all", "causal"}
+        Last-token targets, every token with the full Gram, or every token causally.
+    solver : str
+        "cholesky" (normal equations), "qr" (the stable fallback) or
+        "gradient descent (K steps)".
+    rank : int
+        Rank of the features on the training data (psi when identifiable).
+    """
+
+    heads: Heads
+    coef: np.ndarray = field(repr=False)
+    train_loss: float
+    mode: str
+    solver: str
+    rank: int
+
+    def predict(self, X):
+        """Outputs of the fitted layer: (N, d) at the last token, or (N, n, d) at every token.
+
+        Uses the same targets as the fit (last token, every token, or causal).
+        """
+        d = self.coef.shape[1]
+        seqs = _ne.as_sequences(X, d=d)
+        return _ne.map_rows(seqs, self.mode, lambda g, x: _ne.apply_coef(g, x, self.coef), d)
+
+    def __repr__(self) -> str:
+        return (f"LinearFit(d={self.coef.shape[1]}, heads={self.heads.m}, mode={self.mode!r}, "
+                f"train_loss={self.train_loss:.3g}, solver={self.solver!r}, rank={self.rank}/{self.coef.shape[0]})")
+
+
+def fit_linear_attention(X, Y, *, causal: bool = False, steps: int | None = None, start=None) -> LinearFit:
+    """Learn multi-head linear attention by least squares on the cubic features (Algorithm 1).
+
+    Parameters
+    ----------
+    X : array_like of shape (N, n, d), or a list of N arrays of shape (n_i, d)
+        Training sequences; lengths may differ.
+    Y : array_like of shape (N, d), or (N, n, d), or a list of (n_i, d) arrays
+        Last-token targets, or a target at every token. Any real numbers: the
+        data need not come from an attention layer (agnostic learning).
+    causal : bool, default False
+        With every-token targets: token t sees tokens 1..t (prefix Grams).
+        Without, every token sees the whole sequence. No effect on last-token
+        targets.
+    steps : int, optional
+        If given, run this many full-batch gradient-descent steps (step
+        ``1 / lambda_max``) from ``start`` instead of solving exactly: a
+        finite-budget iterative solver, as behind the paper's Fig. 2.
+    start : Heads or ndarray of shape (psi, d), optional
+        Starting point of the iterations (default zero). Without ``steps``,
+        the exact minimiser nearest to ``start`` is returned, which is where
+        gradient descent from ``start`` converges; it differs from the
+        minimum-norm one only when the minimiser is not unique.
+
+    Returns
+    -------
+    LinearFit
+        ``.heads`` (at most d^2), ``.coef``, ``.predict(X)``, ``.train_loss``.
+
+    Warns
+    -----
+    RuntimeWarning
+        If the minimiser is not unique (fewer feature rows than psi, or
+        rank-deficient features): the minimum-norm solution, or the one nearest
+        to ``start``, is returned. If the normal equations are ill-conditioned:
+        they are solved by a streamed QR instead.
+
+    Notes
+    -----
+    The normal equations are built in one pass over chunks of the data, from
+    the Kronecker form ``phi = vech(G) ⊗ x`` (memory O(psi^2), independent of
+    N), equilibrated, and solved by one Cholesky factorisation for all d
+    outputs. If its condition estimate exceeds 1e8, or the minimiser is not
+    unique, a streamed QR of ``[Phi, Y]`` and an SVD of R give the
+    minimum-norm solution instead. Chapter 4 of the book.
+
+    Examples
+    --------
+    >>> from attnlib.rkhs import fit_linear_attention
+    >>> teacher = random_heads(2, 3, rng=0)
+    >>> X = gaussian_inputs(60, 7, 3, rng=1)
+    >>> fit = fit_linear_attention(X, attention(X, teacher, kind="linear")[:, -1])
+    >>> fit.heads.m <= 9, fit.train_loss < 1e-20
+    (True, True)
+    """
+    seqs = _ne.as_sequences(X)
+    if seqs.single:
+        raise ValueError("X must be a batch of shape (N, n, d) or a list of sequences; received one sequence")
+    kind, targets = _ne.as_targets(Y, seqs)
+    mode = "last" if kind == "last" else ("causal" if causal else "all")
+    d = seqs.d
+    psi = n_features(d)
+    _ne.check_memory("fit_linear_attention", _ne.solve_memory(d, d), d)
+    c0 = None
+    if start is not None:
+        c0 = as_coef(start)
+        if c0.shape != (psi, d):
+            raise ValueError(f"start must have coefficients of shape ({psi}, {d}); received shape {c0.shape}")
+
+    # Algorithm 1: least squares on the cubic features (streamed; phi is never stored whole) ...
+    if steps is None:
+        solution = _ne.solve(seqs, mode, targets, start=c0)
+    else:
+        solution = _ne.gradient_descent(seqs, mode, targets, check_positive_int("steps", steps), c0)
+    # ... then the SVD of the coefficients gives back at most d^2 heads
+    return LinearFit(heads_from_coef(solution.coef), solution.coef, solution.loss, mode, solution.solver,
+                     solution.rank)

@@ -1,0 +1,192 @@
+"""Phase 3 of the book's reconstruction: the min-norm proxy, its slices, and the refined sum_i W_i.
+
+Phase 3 computes the minimum-norm point of the sculpted body (the *proxy*),
+keeps the rows on which the proxy's logit gap is largest (a *slice*), where
+every head attends to the same token, and regresses the labels on that token to
+refine ``S = sum_i W_i``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._linalg import lstsq
+from .._validation import check_positive_float, check_positive_int
+from ._common import SculptError, check_data, check_matrix, distinct_from, gather_tokens
+from .body import Body
+from .sum_w import spanning_prefix, trimmed_sum_W
+
+
+def min_norm_proxy(body: Body, *, phase: str = "phase 3") -> np.ndarray:
+    """The point of the body closest to the origin: the minimum-norm proxy.
+
+    Parameters
+    ----------
+    body : Body
+
+    Returns
+    -------
+    ndarray of shape (d, d)
+
+    Raises
+    ------
+    SculptError
+        If the body has no halfspaces (phase 2 certified nothing) or is empty.
+
+    Notes
+    -----
+    Least-distance programming: ``min ||theta|| s.t. Z theta >= gamma`` is solved
+    through the non-negative least-squares problem ``min_{u >= 0}
+    ||[Z^T; gamma 1^T] u - e||`` (Lawson and Hanson), with scipy's ``nnls``.
+    If the halfspaces came from every Z with ``min_i <Theta_i, Z> >= gamma``,
+    the body would be ``conv{Theta_i} + cone{Theta_i}``, whose min-norm point is
+    the min-norm point of the affine hull when that lies inside the convex hull
+    (chapter 8). The box of the body is ignored.
+
+    Examples
+    --------
+    >>> from attnlib.sculpt import Body, min_norm_proxy
+    >>> body = Body(np.stack([np.eye(2), np.diag([1.0, -1.0])]), gamma=1.0, bound=None, certified=2)
+    >>> min_norm_proxy(body).round(3) + 0.0
+    array([[1., 0.],
+           [0., 0.]])
+    """
+    from scipy.optimize import nnls
+
+    K, d = body.n_constraints, body.d
+    if K == 0:
+        raise SculptError("phase 2", "no row was certified, so the body has no halfspaces", n_constraints=0)
+    G = body.Z.reshape(K, d * d)
+    E = np.vstack([G.T, body.gamma * np.ones((1, K))])  # (d^2 + 1, K)
+    f = np.zeros(d * d + 1)
+    f[-1] = 1.0
+    u, _ = nnls(E, f, maxiter=max(50 * K, 1000))
+    r = E @ u - f
+    if abs(r[-1]) < 1e-10:
+        raise SculptError(phase, f"the body is empty: its {K} certified halfspaces contradict each other",
+                          n_constraints=K)
+    return (-r[:-1] / r[-1]).reshape(d, d)
+
+
+def proxy_margins(X, proxy) -> tuple[np.ndarray, np.ndarray]:
+    """The token each row attends to under the proxy, and the proxy's logit-gap margin.
+
+    Parameters
+    ----------
+    X : array_like of shape (N, n, d)
+    proxy : array_like of shape (d, d)
+
+    Returns
+    -------
+    b : ndarray of int, shape (N, n)
+        ``argmax_b x_a^T P x_b``.
+    margin : ndarray of shape (N, n)
+        ``min_c x_a^T P (x_b - x_c)`` over tokens c with a different value;
+        ``inf`` when all tokens equal x_b.
+    """
+    X = np.asarray(X, dtype=float)
+    P = check_matrix("proxy", proxy, X.shape[-1])
+    L = np.einsum("Nap,pq,Nbq->Nab", X, P, X)  # proxy logits (N, a, b)
+    b = L.argmax(axis=-1)
+    gaps = np.take_along_axis(L, b[..., None], axis=-1) - L  # (N, a, c)
+    gaps = np.where(distinct_from(X, gather_tokens(X, b)), gaps, np.inf)
+    return b, gaps.min(axis=-1)
+
+
+def refine_sum_W(X, Y, proxy, *, quantile: float = 0.05, keep: float = 0.5, iterations: int = 5,
+                 min_rows: int | None = None, atoms: bool = True) -> tuple[np.ndarray, dict]:
+    """Phase 3: regress labels on the proxy's token over the slice where the proxy's margin is largest.
+
+    Parameters
+    ----------
+    X : array_like of shape (N, n, d), entries ±1
+    Y : array_like of shape (N, n, d)
+    proxy : array_like of shape (d, d)
+        The min-norm proxy (only its direction matters).
+    quantile : float in (0, 1], default 0.05
+        The slice is the top ``quantile`` of rows by proxy margin.
+    keep : float in (0, 1], default 0.5
+        Within the slice, refit on this fraction of rows nearest to the fit, ``iterations`` times.
+    iterations : int, default 5
+    min_rows : int, optional
+        At least this many rows in the slice (default 5 d).
+    atoms : bool, default True
+        Finish with :func:`trimmed_sum_W` over all rows, started from the slice
+        estimate: the slice supplies the start that the crude estimate cannot.
+
+    Returns
+    -------
+    S : ndarray of shape (d, d)
+    info : dict
+        ``"rows"`` (slice size), ``"threshold"`` (margin at the cut, in proxy
+        units) and ``"slice_only"`` (the estimate before the atom step).
+
+    Notes
+    -----
+    Write a gap feature as ``Z = t P / ||P||^2 + Z_perp``. If P is the min-norm
+    point of the heads' affine hull, every head's gap is ``t + <Theta_i, Z_perp>``:
+    a large proxy margin t makes all heads attend to the same token b, and then
+    ``F(X)_a ~ x_b^T sum_i W_i``. Book section 8.4.
+
+    Examples
+    --------
+    >>> from attnlib.sculpt import min_norm_point, planted_instance, refine_sum_W
+    >>> heads = planted_instance(2, 4, scale=6.0, shared=0.8, rng=0)
+    >>> X = boolean_inputs(4000, 3, 4, rng=1)
+    >>> S, info = refine_sum_W(X, attention(X, heads), min_norm_point(heads.Theta)[0])
+    >>> bool(np.linalg.norm(S - heads.W.sum(0)) < 0.01 * np.linalg.norm(heads.W.sum(0)))
+    True
+    """
+    X, Y = check_data(X, Y)
+    N, n, d = X.shape
+    quantile = check_positive_float("quantile", quantile)
+    keep = check_positive_float("keep", keep)
+    if quantile > 1 or keep > 1:
+        raise ValueError(f"quantile and keep must be in (0, 1]; received {quantile}, {keep}")
+    iterations = check_positive_int("iterations", iterations)
+    min_rows = 5 * d if min_rows is None else check_positive_int("min_rows", min_rows)
+    b, margin = proxy_margins(X, proxy)
+    margin, tokens, labels = margin.ravel(), gather_tokens(X, b).reshape(N * n, d), Y.reshape(N * n, d)
+    finite = np.flatnonzero(np.isfinite(margin))
+    if len(finite) < min_rows:
+        raise SculptError("phase 3", f"only {len(finite)} rows have a competing token; need {min_rows}")
+    order = finite[np.argsort(-margin[finite], kind="stable")]
+    count = max(min_rows, int(np.ceil(quantile * len(finite))))
+    rows = spanning_prefix(tokens, order, count, phase="phase 3")
+    threshold = margin[rows[-1]]
+    A, B = tokens[rows], labels[rows]  # (R, d), (R, d)
+    S = lstsq(A, B).x
+    for _ in range(iterations):
+        r = np.linalg.norm(B - A @ S, axis=-1)
+        near = spanning_prefix(A, np.argsort(r), int(np.ceil(keep * len(r))), phase="phase 3")
+        S = lstsq(A[near], B[near]).x
+    info = {"rows": len(rows), "threshold": float(threshold), "slice_only": S}
+    if atoms:
+        S = trimmed_sum_W(X, Y, S, keep=0.05)
+    return S, info
+
+
+def slice_curve(X, Y, proxy, sum_W_true, quantiles) -> np.ndarray:
+    """Relative error of the slice regression of phase 3 at each slice size.
+
+    Parameters
+    ----------
+    X, Y : array_like of shape (N, n, d)
+    proxy : array_like of shape (d, d)
+    sum_W_true : array_like of shape (d, d)
+        The planted ``sum_i W_i``, to measure the error.
+    quantiles : array_like of shape (Q,)
+        Slice sizes as fractions of the rows.
+
+    Returns
+    -------
+    ndarray of shape (Q,)
+        ``||S_q - sum W|| / ||sum W||`` with no trimming (``keep=1``), so the
+        curve shows the slice alone.
+    """
+    S_true = check_matrix("sum_W_true", sum_W_true)
+    out = []
+    for q in np.asarray(quantiles, dtype=float):
+        S, _ = refine_sum_W(X, Y, proxy, quantile=float(q), keep=1.0, iterations=1, atoms=False)
+        out.append(np.linalg.norm(S - S_true) / np.linalg.norm(S_true))
+    return np.array(out)

@@ -1,0 +1,43 @@
+"""Figures for the book. matplotlib is imported here, not by ``import attnlib``.
+
+One module per part of the book, named as the part's library code, its widgets,
+its checks and its tests are:
+
+* ``attention`` -- attention maps and sharpness (chapter 1)
+* ``training`` -- loss curves, the loss along a line, error bars (chapter 2)
+* ``rkhs`` -- linear attention as regression: spectra, learning curves, the certificate (chapters 3-5)
+* ``tasks`` -- a DFA step and a Turing-machine run (chapter 6)
+* ``sculpt`` -- slices of the body, recovery, the phase report, comparisons (chapters 7-9)
+* ``lower_bounds`` -- Fourier spectra, low-degree regression, gradient runs (chapters 10-11)
+
+A chapter imports its views one way, ``from attnlib.viz import rkhs as viz``.
+Every function draws one static figure from arrays, ``Heads`` or a result object
+and returns the ``matplotlib.figure.Figure``, already closed in pyplot: end a
+notebook cell with the call (no semicolon) and the figure is shown once, as the
+cell's value. The widgets in :mod:`attnlib.widgets` call these same functions,
+so the static page and the live widget show the same picture.
+"""
+
+from __future__ import annotations
+
+from .._deprecated import moved_names
+from ._style import COLORS, STYLE  # noqa: F401  (the book's palette and rc settings)
+
+_SUBMODULES = ("attention", "training", "rkhs", "tasks", "sculpt", "lower_bounds")
+
+#: names that lived in the single module ``attnlib.viz`` before it became a package
+_MOVED = {
+    "plot_attention_maps": "attention",
+    "plot_sharpness": "attention",
+    "plot_loss_curves": "training",
+    "plot_loss_along_line": "training",
+    "plot_errorbars": "training",
+}
+
+
+__getattr__ = moved_names(__name__, {name: f"{__name__}.{module}" for name, module in _MOVED.items()},
+                          _SUBMODULES)
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_SUBMODULES))

@@ -1,0 +1,100 @@
+"""Figures of attention itself: the attention maps of every head, and sharpness (chapter 1)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_sequences
+from ..attention import attention_weights
+from ..heads import Heads, as_heads
+from ._style import COLORS, styled, subplots
+
+
+@styled
+def plot_attention_maps(X, heads: Heads, *, kind: str = "softmax", causal: bool = False, annotate: bool = True):
+    """Heat maps of every head's attention matrix on one sequence.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+    heads : Heads
+    kind, causal
+        As in :func:`attnlib.attention`.
+    annotate : bool, default True
+        Write each weight in its cell (only for n <= 8).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Panel i shows ``A_i[a, b]``: rows are queries a, columns keys b.
+    """
+    heads = as_heads(heads)
+    X3, single = check_sequences(X, d=heads.d)
+    if not single:
+        raise ValueError(f"plot_attention_maps draws one sequence of shape (n, d); received shape {X3.shape}")
+    A = attention_weights(X3[0], heads, kind=kind, causal=causal)  # (m, n, n)
+    n = A.shape[-1]
+    fig, axes = subplots(1, heads.m, width=2.9, height=2.9, constrained_layout=True)
+    if kind == "softmax":
+        vmin, vmax, cmap = 0.0, 1.0, "viridis"
+    else:
+        vmax = max(float(np.abs(A).max()), 1e-12)
+        vmin, cmap = -vmax, "RdBu_r"
+    for i, ax in enumerate(axes[0]):
+        im = ax.imshow(A[i], vmin=vmin, vmax=vmax, cmap=cmap)
+        ax.set_title(f"head {i + 1}")
+        ax.set_xticks(range(n), [str(b + 1) for b in range(n)])
+        ax.set_yticks(range(n), [str(a + 1) for a in range(n)])
+        ax.set_xlabel("key token b")
+        if i == 0:
+            ax.set_ylabel("query token a")
+        if annotate and n <= 8:
+            for a in range(n):
+                for b in range(n):
+                    value = A[i, a, b]
+                    light = (value - vmin) / (vmax - vmin) < 0.55 if kind == "softmax" else abs(value) > 0.6 * vmax
+                    ax.text(b, a, f"{value:.2f}", ha="center", va="center", fontsize=7,
+                            color="white" if light else "black")
+    fig.colorbar(im, ax=axes[0].tolist(), shrink=0.8, label="weight $A_i[a,b]$" if kind == "softmax" else "score")
+    return fig
+
+
+@styled
+def plot_sharpness(X, heads: Heads, *, query: int = 0, head: int = 0, scales=None):
+    """How one query's softmax weights move from uniform to hard as Theta grows.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+    heads : Heads
+    query : int
+        The query token a (0-based).
+    head : int
+        Which head's Theta to scale.
+    scales : array_like, optional
+        Multipliers c of Theta; default ``geomspace(0.01, 100, 200)``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One curve per key token b: the weight ``softmax(c x_a Theta X^T)_b``.
+    """
+    heads = as_heads(heads)
+    X3, single = check_sequences(X, d=heads.d)
+    if not single:
+        raise ValueError(f"plot_sharpness draws one sequence of shape (n, d); received shape {X3.shape}")
+    X = X3[0]
+    scales = np.geomspace(0.01, 100, 200) if scales is None else np.asarray(scales, dtype=float)
+    one = heads[head]
+    weights = np.array([attention_weights(X, Heads(c * one.Theta, one.W))[0, query] for c in scales])
+    fig, axes = subplots(1, 1, width=5.0, height=3.0, constrained_layout=True)
+    ax = axes[0, 0]
+    for b in range(X.shape[0]):
+        ax.plot(scales, weights[:, b], color=COLORS[b % len(COLORS)], label=f"key {b + 1}")
+    ax.set_xscale("log")
+    ax.set_xlabel(r"multiplier $c$ of $\Theta$")
+    ax.set_ylabel(f"weight of query {query + 1}")
+    ax.set_ylim(-0.02, 1.02)
+    ax.axhline(1.0 / X.shape[0], color="0.7", lw=0.8, ls="--")
+    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
+    return fig

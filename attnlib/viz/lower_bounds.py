@@ -1,0 +1,167 @@
+"""Figures for chapter 10 (lower bounds). matplotlib is imported here, not by ``import attnlib``.
+
+Each function draws one static figure and returns the ``matplotlib.figure.Figure``;
+:mod:`attnlib.widgets.lower_bounds` wraps the same functions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..lower_bounds import FourierSpectrum, GDRun
+from ._style import COLORS, styled, subplots
+
+#: coefficients below this are drawn on the floor of the log axis and marked as zero.
+_FLOOR = 1e-17
+
+
+@styled
+def plot_fourier_spectrum(spectrum: FourierSpectrum, *, threshold: float = 1e-12, title: str | None = None):
+    """The Fourier spectrum of one output entry, degree by degree.
+
+    Parameters
+    ----------
+    spectrum : FourierSpectrum
+        From :func:`attnlib.lower_bounds.fourier_spectrum`.
+    threshold : float, default 1e-12
+        Drawn as a dashed line: coefficients below it count as zero.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Left: the largest |f_hat(T)| over monomials of each degree (log scale;
+        exact zeros sit on the floor, marked 0). Right: ``E[(f - f_{<=D})^2]``,
+        the error left by the best polynomial of degree <= D.
+    """
+    if not isinstance(spectrum, FourierSpectrum):
+        raise TypeError(f"spectrum must be a FourierSpectrum; received {type(spectrum).__name__}")
+    top = spectrum.max_abs_by_degree()
+    K = top.size - 1
+    degrees = np.arange(K + 1)
+    fig, axes = subplots(1, 2, width=3.6, height=2.9, constrained_layout=True)
+    ax = axes[0, 0]
+    shown = np.maximum(top, _FLOOR)
+    ax.bar(degrees, shown, bottom=_FLOOR * 0.5, color=[COLORS[0] if t > threshold else "0.75" for t in top])
+    for k in degrees[top <= _FLOOR]:
+        ax.text(k, _FLOOR, "0", ha="center", va="bottom", fontsize=7, color="0.4")
+    ax.axhline(threshold, color=COLORS[1], ls="--", lw=1, label=f"{threshold:.0e}")
+    ax.set_yscale("log")
+    ax.set_ylim(_FLOOR * 0.5, 10.0)
+    ax.set_xticks(degrees)
+    ax.set_xlabel("degree |T|")
+    ax.set_ylabel(r"largest $|\hat f(T)|$")
+    ax.legend(loc="upper right", title="zero below", fontsize=8, title_fontsize=8)
+    ax = axes[0, 1]
+    tail = np.array([spectrum.truncation_error(D) for D in degrees])
+    ax.step(degrees, tail, where="mid", color=COLORS[3])
+    ax.plot(degrees, tail, "o", color=COLORS[3], ms=4)
+    ax.set_xticks(degrees)
+    ax.set_ylim(-0.05 * max(tail.max(), 1e-12), 1.1 * max(tail.max(), 1e-12))
+    ax.set_xlabel("degree D of the best polynomial")
+    ax.set_ylabel(r"$E[(f - f_{\leq D})^2]$")
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+@styled
+def plot_regression_errors(degrees: dict, test_mse: dict, *, exact: dict | None = None, trivial: float | None = None,
+                           title: str | None = None):
+    """Test error of low-degree regression against the degree, one curve per s.
+
+    Parameters
+    ----------
+    degrees, test_mse : dict of int -> array_like
+        For each s, the degrees D tried and the test MSE of the fit of degree D.
+    exact : dict of int -> array_like, optional
+        For each s, the population error ``E[(f - f_{<=D})^2]`` at the same degrees.
+    trivial : float, optional
+        Drawn as a dashed line (the error of the linear term alone).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Solid markers: sampled fits; dotted lines: the exact population values;
+        a tick on top marks D = 2s + 1 for each s.
+    """
+    fig, axes = subplots(1, 1, width=5.2, height=3.2, constrained_layout=True)
+    ax = axes[0, 0]
+    for j, s in enumerate(sorted(test_mse)):
+        color = COLORS[j % len(COLORS)]
+        D = np.asarray(degrees[s], dtype=float)
+        ax.plot(D, np.asarray(test_mse[s], dtype=float), "o-", color=color, ms=4, label=f"s = {s} (m = {s + 1})")
+        if exact is not None and s in exact:
+            ax.plot(D, np.asarray(exact[s], dtype=float), ":", color=color, lw=1.5)
+        ax.axvline(2 * s + 1, color=color, lw=0.8, ls="-", alpha=0.4)
+    if trivial is not None:
+        ax.axhline(trivial, color="0.5", ls="--", lw=1, label="linear term only")
+    ax.set_xlabel("degree D of the polynomial")
+    ax.set_ylabel("test MSE")
+    if title:
+        ax.set_title(title)
+    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
+    return fig
+
+
+@styled
+def plot_gd_runs(runs: dict, *, title: str | None = None):
+    """Fixed-budget gradient runs on parity instances: loss relative to the trivial level.
+
+    Parameters
+    ----------
+    runs : dict of str -> GDRun
+        One run per label, from :func:`attnlib.lower_bounds.gd_experiment`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Solid: test loss / (2/d); dashed: training loss / (2/d). The grey line at
+        1 is what every polynomial of degree <= 2s achieves at best.
+    """
+    fig, axes = subplots(1, 1, width=5.2, height=3.2, constrained_layout=True)
+    ax = axes[0, 0]
+    for j, (label, run) in enumerate(runs.items()):
+        if not isinstance(run, GDRun):
+            raise TypeError(f"runs[{label!r}] must be a GDRun; received {type(run).__name__}")
+        color = COLORS[j % len(COLORS)]
+        epochs = np.arange(run.loss.size)
+        ax.plot(epochs, run.relative_test_loss, color=color, label=f"{label}: test")
+        ax.plot(epochs, run.loss / run.trivial, color=color, ls="--", lw=1, label=f"{label}: train")
+    ax.axhline(1.0, color="0.5", lw=1, ls=":")
+    ax.set_yscale("log")
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("loss / (2/d)")
+    if title:
+        ax.set_title(title)
+    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8)
+    return fig
+
+
+@styled
+def plot_weight_growth(s_values, series: dict, *, ylabel: str = "size of the weights", title: str | None = None):
+    """Growth of the projection weights c with s, on a log axis.
+
+    Parameters
+    ----------
+    s_values : array_like of shape (S,)
+    series : dict of str -> array_like of shape (S,)
+        E.g. ``{"sum |c_i|": ..., "max |c_i|": ...}``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    s_values = np.asarray(s_values, dtype=float)
+    fig, axes = subplots(1, 1, width=5.0, height=3.0, constrained_layout=True)
+    ax = axes[0, 0]
+    for j, (label, y) in enumerate(series.items()):
+        ax.plot(s_values, np.asarray(y, dtype=float), "o-", color=COLORS[j % len(COLORS)], ms=4, label=label)
+    ax.set_yscale("log")
+    ax.set_xticks(s_values)
+    ax.set_xlabel("s (m = s + 1 heads)")
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    ax.legend(loc="upper left")
+    return fig

@@ -1,0 +1,263 @@
+"""Figures for Part III (the sculpting reconstruction). matplotlib is imported here, not by ``import attnlib``.
+
+Every function draws one static figure from numbers the chapter computed with
+:mod:`attnlib.sculpt` and returns the closed ``matplotlib.figure.Figure``, with
+the book's style (the same as :mod:`attnlib.viz`). The explorers in
+:mod:`attnlib.widgets.sculpt` call the same functions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..heads import Heads
+from ..sculpt import body_slice
+from ..sculpt.instances import min_norm_point
+from ._style import COLORS, styled, subplots
+
+
+@styled
+def plot_recovery(x, errors: dict, *, xlabel: str = "examples N", ylabel: str = "relative error",
+                  threshold: float | None = None, threshold_label: str = "", title: str | None = None):
+    """Errors against a resource (log scale), one line per key, with an optional vertical marker.
+
+    Parameters
+    ----------
+    x : array_like of shape (T,)
+    errors : dict of str -> array_like of shape (T,)
+        Non-positive entries are drawn at the bottom of the axis (exact recovery).
+    threshold : float, optional
+        Draw a dashed vertical line there (e.g. the counting bound d^2 / n).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    x = np.asarray(x, dtype=float)
+    fig, axes = subplots(1, 1, width=5.2, height=3.2, constrained_layout=True)
+    ax = axes[0, 0]
+    floor = 1e-16
+    for j, (label, y) in enumerate(errors.items()):
+        y = np.maximum(np.asarray(y, dtype=float), floor)
+        ax.plot(x, y, marker="o", ms=4, color=COLORS[j % len(COLORS)], label=label)
+    if threshold is not None:
+        ax.axvline(threshold, color="0.5", ls="--", lw=1, label=threshold_label or None)
+    ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
+    return fig
+
+
+def _plane(heads: Heads) -> np.ndarray:
+    """Orthonormal basis (2, d, d) of the plane of Theta_1 and Theta_2; the first along Theta_star."""
+    star, _ = min_norm_point(heads.Theta[:2])
+    other = heads.Theta[0] - star
+    B1 = star / np.linalg.norm(star)
+    B2 = other - np.sum(other * B1) * B1
+    return np.stack([B1, B2 / np.linalg.norm(B2)])
+
+
+@styled
+def plot_body_slices(bodies: list, heads: Heads, *, titles=None, proxies=None, box: float | None = None):
+    """Slices of sculpted bodies through the plane of the first two planted heads.
+
+    Parameters
+    ----------
+    bodies : list of Body
+        One panel per body (e.g. built from more and more examples).
+    heads : Heads
+        The planted layer (m >= 2); the plane is spanned by Theta_1 and Theta_2,
+        drawn with Theta_star (their min-norm point) along the horizontal axis.
+    titles : list of str, optional
+    proxies : list of ndarray of shape (d, d), optional
+        Min-norm proxies to mark (projected onto the plane).
+    box : float, optional
+        Half-width of the square drawn; default 1.4 times the largest head coordinate.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Shaded: the slice of the body (clipped to the square). Dots: the heads;
+        grey: the segment between them and the rays through them (the
+        idealised body ``conv + cone`` up to scale); star: the proxy.
+    """
+    B = _plane(heads)
+    pts = np.einsum("ipq,jpq->ij", heads.Theta[:2], B)  # heads in plane coordinates
+    half = box if box is not None else 1.4 * float(np.abs(pts).max())
+    fig, axes = subplots(1, len(bodies), width=3.1, height=3.1, constrained_layout=True)
+    for k, (ax, body) in enumerate(zip(axes[0], bodies, strict=True)):
+        poly = body_slice(body, np.zeros((body.d, body.d)), B, box=half)
+        if len(poly):
+            ax.fill(poly[:, 0], poly[:, 1], color=COLORS[0], alpha=0.25, lw=0)
+            ax.plot(*np.vstack([poly, poly[:1]]).T, color=COLORS[0], lw=1)
+        for p in pts:
+            ax.plot([0, p[0] * 10], [0, p[1] * 10], color="0.6", lw=0.8)
+        ax.plot([pts[0, 0], pts[1, 0]], [pts[0, 1], pts[1, 1]], color="0.6", lw=0.8)
+        ax.plot(pts[:, 0], pts[:, 1], "o", color=COLORS[1], ms=6, label=r"heads $\Theta_1,\Theta_2$")
+        if proxies is not None:
+            q = np.einsum("pq,jpq->j", proxies[k], B)
+            ax.plot(q[0], q[1], "*", color=COLORS[2], ms=11, label="min-norm proxy")
+        ax.set_xlim(-half, half)
+        ax.set_ylim(-half, half)
+        ax.set_aspect("equal")
+        ax.axhline(0, color="0.85", lw=0.6)
+        ax.axvline(0, color="0.85", lw=0.6)
+        ax.set_title(titles[k] if titles else repr(body), fontsize=9)
+        ax.set_xlabel(r"along $\Theta^\star$")
+        if k == 0:
+            ax.set_ylabel(r"along $\Theta_1-\Theta^\star$")
+    axes[0, -1].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return fig
+
+
+@styled
+def plot_slice_threshold(quantiles, errors: dict, *, crude: float | None = None, title: str | None = None):
+    """Error of the phase-3 estimate of sum_i W_i against the slice size.
+
+    Parameters
+    ----------
+    quantiles : array_like of shape (Q,)
+        Slice sizes (fraction of rows kept, largest proxy margin first).
+    errors : dict of str -> array_like of shape (Q,)
+        Relative errors, one curve per proxy (e.g. the true Theta_star and the sculpted proxy).
+    crude : float, optional
+        The crude estimate's error, drawn as a horizontal line.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    q = np.asarray(quantiles, dtype=float)
+    fig, axes = subplots(1, 1, width=5.2, height=3.2, constrained_layout=True)
+    ax = axes[0, 0]
+    for j, (label, y) in enumerate(errors.items()):
+        ax.plot(q, np.maximum(np.asarray(y, dtype=float), 1e-16), marker="o", ms=4,
+                color=COLORS[j % len(COLORS)], label=label)
+    if crude is not None:
+        ax.axhline(crude, color=COLORS[len(errors) % len(COLORS)], ls="--", lw=1, label="crude mean $X^TY$")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("slice size (fraction of rows, largest proxy margin first)")
+    ax.set_ylabel(r"relative error of $\sum_i W_i$")
+    if title:
+        ax.set_title(title)
+    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
+    return fig
+
+
+@styled
+def plot_phase_report(diagnostics: dict, *, title: str | None = None):
+    """Per-phase diagnostics of one run of :func:`attnlib.sculpt.learn`, in four panels.
+
+    Parameters
+    ----------
+    diagnostics : dict
+        ``"sum_W"``: dict stage -> relative error of sum_i W_i;
+        ``"geometry"``: dict name -> value in [0, 1] (proxy cosine, span alignment, random baseline);
+        ``"errors"``: dict stage -> relative test error (candidates, pre-polish, final);
+        ``"seconds"``: dict phase -> seconds.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, axes = subplots(1, 4, width=2.9, height=3.0, constrained_layout=True)
+    panels = [
+        ("sum_W", r"error of $\sum_i W_i$", True),
+        ("geometry", "cosine / alignment", False),
+        ("errors", "relative test error", True),
+        ("seconds", "seconds", False),
+    ]
+    for ax, (key, label, logy) in zip(axes[0], panels, strict=True):
+        items = diagnostics.get(key, {})
+        names = list(items)
+        values = np.array([items[k] for k in names], dtype=float)
+        shown = np.maximum(values, 1e-16) if logy else values
+        ax.bar(range(len(names)), shown, color=[COLORS[j % len(COLORS)] for j in range(len(names))])
+        ax.set_xticks(range(len(names)), names, rotation=40, ha="right", fontsize=8)
+        ax.set_title(label)
+        if logy:
+            ax.set_yscale("log")
+        elif key == "geometry":
+            ax.set_ylim(0, 1.05)
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+@styled
+def plot_method_comparison(errors: dict, seconds: dict, *, success: float = 1e-3, title: str | None = None):
+    """Relative test error and time of several methods over seeds.
+
+    Parameters
+    ----------
+    errors : dict of str -> array_like of shape (S,)
+        One entry per method: its relative test error on each seed.
+    seconds : dict of str -> array_like of shape (S,)
+    success : float, default 1e-3
+        Errors at or below this count as success (dashed line).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    names = list(errors)
+    fig, axes = subplots(1, 2, width=4.2, height=3.2, constrained_layout=True)
+    rng = np.random.default_rng(0)  # horizontal jitter only
+    for j, name in enumerate(names):
+        e = np.maximum(np.asarray(errors[name], dtype=float), 1e-16)
+        s = np.asarray(seconds[name], dtype=float)
+        jitter = rng.uniform(-0.15, 0.15, size=len(e))
+        axes[0, 0].plot(j + jitter, e, "o", ms=4, color=COLORS[j % len(COLORS)])
+        axes[0, 1].plot(j + jitter, s, "o", ms=4, color=COLORS[j % len(COLORS)])
+    axes[0, 0].axhline(success, color="0.5", ls="--", lw=1)
+    axes[0, 0].set_yscale("log")
+    axes[0, 0].set_ylabel("relative test error")
+    axes[0, 1].set_yscale("log")
+    axes[0, 1].set_ylabel("seconds")
+    for ax in axes[0]:
+        ax.set_xticks(range(len(names)), names, rotation=35, ha="right", fontsize=8)
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+@styled
+def plot_sweep(scales, sizes, success: dict, *, title: str | None = None):
+    """Success rate of each method over a grid of attention sharpness and sample size.
+
+    Parameters
+    ----------
+    scales : array_like of shape (A,)
+        ``||Theta_i||_F`` of the planted heads.
+    sizes : array_like of shape (B,)
+        Numbers of examples N.
+    success : dict of str -> ndarray of shape (A, B)
+        Fraction of seeds that succeeded, per method.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One heat map per method; the number in each cell is the success rate.
+    """
+    scales, sizes = np.asarray(scales), np.asarray(sizes)
+    names = list(success)
+    fig, axes = subplots(1, len(names), width=2.6, height=2.7, constrained_layout=True)
+    for ax, name in zip(axes[0], names, strict=True):
+        S = np.asarray(success[name], dtype=float)
+        im = ax.imshow(S, vmin=0, vmax=1, cmap="RdYlGn", origin="lower", aspect="auto")
+        for a in range(S.shape[0]):
+            for b in range(S.shape[1]):
+                ax.text(b, a, f"{S[a, b]:.1f}", ha="center", va="center", fontsize=7)
+        ax.set_xticks(range(len(sizes)), [str(int(s)) for s in sizes], fontsize=8)
+        ax.set_yticks(range(len(scales)), [f"{s:g}" for s in scales], fontsize=8)
+        ax.set_xlabel("examples N")
+        ax.set_title(name, fontsize=9)
+    axes[0, 0].set_ylabel(r"sharpness $\|\Theta_i\|_F$")
+    fig.colorbar(im, ax=axes[0].tolist(), shrink=0.8, label="success rate")
+    if title:
+        fig.suptitle(title)
+    return fig

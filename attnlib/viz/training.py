@@ -1,0 +1,108 @@
+"""Figures of training: loss curves, the loss along a line in parameter space, error bars (chapter 2)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._style import COLORS, styled, subplots
+
+
+@styled
+def plot_loss_curves(curves: dict, *, xlabel: str = "epoch", ylabel: str = "training MSE", title: str | None = None,
+                     logy: bool = True, bands: dict | None = None):
+    """Loss histories on one axis.
+
+    Parameters
+    ----------
+    curves : dict of str -> array_like of shape (T,)
+        One line per entry, labelled by its key.
+    bands : dict of str -> (lower, upper), optional
+        Shaded ranges for some keys, e.g. the spread over seeds.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, axes = subplots(1, 1, width=6.0, height=3.2, constrained_layout=True)
+    ax = axes[0, 0]
+    for j, (label, y) in enumerate(curves.items()):
+        y = np.asarray(y, dtype=float)
+        color = COLORS[j % len(COLORS)]
+        ax.plot(np.arange(len(y)), y, color=color, label=label)
+        if bands and label in bands:
+            lo, hi = (np.asarray(b, dtype=float) for b in bands[label])
+            ax.fill_between(np.arange(len(y)), lo, hi, color=color, alpha=0.2, lw=0)
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
+    return fig
+
+
+@styled
+def plot_loss_along_line(ts, losses: dict, *, xlabel: str = "position t on the line", ylabel: str = "training MSE",
+                         title: str | None = None, chords: bool = True):
+    """The loss along lines in parameter space, with the chords convexity would require.
+
+    Parameters
+    ----------
+    ts : array_like of shape (T,)
+    losses : dict of str -> array_like of shape (T,)
+        One curve per line, e.g. from :func:`attnlib.landscape.loss_along_line`.
+    chords : bool, default True
+        Draw the straight chord between the endpoints of each curve: a convex
+        function lies on or below it.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    ts = np.asarray(ts, dtype=float)
+    fig, axes = subplots(1, 1, width=5.2, height=3.2, constrained_layout=True)
+    ax = axes[0, 0]
+    for j, (label, y) in enumerate(losses.items()):
+        y = np.asarray(y, dtype=float)
+        color = COLORS[j % len(COLORS)]
+        ax.plot(ts, y, color=color, label=label)
+        if chords:
+            i0, i1 = int(np.argmin(np.abs(ts))), int(np.argmin(np.abs(ts - 1)))
+            ax.plot([ts[i0], ts[i1]], [y[i0], y[i1]], color=color, ls=":", lw=1)
+            ax.plot([ts[i0], ts[i1]], [y[i0], y[i1]], "o", color=color, ms=4)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    ax.legend(loc="upper center", fontsize=8)
+    return fig
+
+
+@styled
+def plot_errorbars(x, means: dict, errors: dict | None = None, *, xlabel: str = "", ylabel: str = "",
+                   logx: bool = False, logy: bool = False, title: str | None = None, reference: dict | None = None):
+    """Points with error bars, one series per key, plus optional horizontal reference lines.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    x = np.asarray(x, dtype=float)
+    fig, axes = subplots(1, 1, width=5.2, height=3.2, constrained_layout=True)
+    ax = axes[0, 0]
+    for j, (label, y) in enumerate(means.items()):
+        err = None if errors is None else errors.get(label)
+        ax.errorbar(x, y, yerr=err, color=COLORS[j % len(COLORS)], marker="o", ms=4, capsize=3, label=label)
+    for j, (label, value) in enumerate((reference or {}).items()):
+        ax.axhline(value, color=COLORS[(j + len(means)) % len(COLORS)], ls="--", lw=1, label=label)
+    if logx:
+        ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    ax.legend(loc="best", fontsize=8)
+    return fig

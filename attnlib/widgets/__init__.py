@@ -1,0 +1,34 @@
+"""Interactive explorers for the book, built on :mod:`attnlib.viz`.
+
+One module per part of the book, named as in :mod:`attnlib.viz`:
+
+* ``attention`` -- the attention maps as the logits are scaled (chapter 1)
+* ``training`` -- the loss along a line in parameter space (chapter 2)
+* ``rkhs`` -- head spectra, sample size, identifiability (chapters 3-5)
+* ``tasks`` -- a DFA stepped token by token (chapter 6)
+* ``sculpt`` -- the single head, the body, the slices, the phase report (chapters 7-9)
+* ``lower_bounds`` -- the Fourier spectrum of the parity family (chapters 10-11)
+
+A chapter imports its explorers one way, ``from attnlib.widgets import rkhs as widgets``.
+Each builder returns an ``ipywidgets`` widget whose picture is drawn by the
+same function that draws the static figure in the book, so a reader without a
+kernel sees the figure and a reader with one moves the sliders. ipywidgets is
+imported here, not by ``import attnlib``.
+"""
+
+from __future__ import annotations
+
+from .._deprecated import moved_names
+
+_SUBMODULES = ("attention", "training", "rkhs", "tasks", "sculpt", "lower_bounds")
+
+#: names that lived in the single module ``attnlib.widgets`` before it became a package
+_MOVED = {"attention_explorer": "attention", "loss_landscape_explorer": "training"}
+
+
+__getattr__ = moved_names(__name__, {name: f"{__name__}.{module}" for name, module in _MOVED.items()},
+                          _SUBMODULES)
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_SUBMODULES))

@@ -1,0 +1,95 @@
+"""Interactive explorers for Part II (chapters 3-5), built on :mod:`attnlib.viz.rkhs`.
+
+Each builder returns an ``ipywidgets`` widget whose picture is drawn by the
+same function that draws the static figure in the book.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import numpy as np
+
+from ..heads import random_heads
+from ..rkhs import n_features
+from ..rkhs.experiments import learning_curve
+from ..viz import rkhs as viz
+from ._core import interactive
+
+__all__ = ["head_spectrum_explorer", "identifiability_explorer", "sample_size_explorer"]
+
+
+def head_spectrum_explorer(*, rng=None):
+    """Singular values of the coefficient matrix of a random m-head layer, as d and m vary.
+
+    Returns
+    -------
+    ipywidgets.interactive
+        Controls: the token dimension d and the teacher's head count m. The
+        picture is :func:`attnlib.viz.rkhs.plot_head_spectrum` for the teacher and
+        for a random coefficient vector of the same d.
+    """
+    seed = np.random.default_rng(rng).integers(2**32)
+
+    def draw(d, m):
+        gen = np.random.default_rng(seed)
+        teacher = random_heads(m, d, rng=gen)
+        generic = gen.standard_normal((n_features(d), d))
+        return viz.plot_head_spectrum({f"{m}-head layer": teacher, "random coefficients": generic},
+                                    title=f"d = {d}: at most d^2 = {d * d} heads")
+
+    return interactive(
+        draw,
+        d=widgets.IntSlider(value=3, min=2, max=6, description="d", continuous_update=False),
+        m=widgets.IntSlider(value=1, min=1, max=12, description="heads m", continuous_update=False),
+    )
+
+
+def sample_size_explorer(*, rng=None):
+    """Learning curves of regression as the label noise and d change.
+
+    Returns
+    -------
+    ipywidgets.interactive
+        Controls: d and the noise level. The picture is
+        :func:`attnlib.viz.rkhs.plot_learning_curve`.
+    """
+    seed = np.random.default_rng(rng).integers(2**32)
+
+    def draw(d, log10_noise):
+        noise = 0.0 if log10_noise <= -8 else 10.0**log10_noise
+        Ns, errors = learning_curve(d, noise, rng=seed)
+        return viz.plot_learning_curve(Ns, {f"noise {noise:.0e}" if noise else "no noise": errors},
+                                     psi=n_features(d), title=f"d = {d}, psi = {n_features(d)}")
+
+    return interactive(
+        draw,
+        d=widgets.IntSlider(value=3, min=2, max=5, description="d", continuous_update=False),
+        log10_noise=widgets.FloatSlider(value=-8.0, min=-8.0, max=0.0, step=0.5, description="log10 noise",
+                                        continuous_update=False),
+    )
+
+
+def identifiability_explorer(*, rng=None):
+    """The associative-memory sweep with the solver's budget and the data size on sliders.
+
+    Returns
+    -------
+    ipywidgets.interactive
+        Controls: gradient steps of the iterative solver, and the number of
+        tables N. The picture is :func:`attnlib.viz.rkhs.plot_identifiability`.
+    """
+    from ..rkhs.experiments import identifiability_sweep
+
+    seed = np.random.default_rng(rng).integers(2**32)
+
+    def draw(log10_steps, log2_N):
+        sweep = identifiability_sweep(np.linspace(0.95, 1.0, 6), N=2**log2_N, steps=int(10**log10_steps),
+                                      N_test=500, rng=seed)
+        return viz.plot_identifiability(sweep)
+
+    return interactive(
+        draw,
+        log10_steps=widgets.FloatSlider(value=3.0, min=1.0, max=5.0, step=0.5, description="log10 steps",
+                                        continuous_update=False),
+        log2_N=widgets.IntSlider(value=12, min=9, max=14, description="log2 N", continuous_update=False),
+    )

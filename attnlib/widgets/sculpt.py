@@ -1,0 +1,121 @@
+"""Interactive explorers for Part III, built on :mod:`attnlib.viz.sculpt`.
+
+Each builder returns an ``ipywidgets`` widget whose picture is drawn by the same
+function that draws the chapter's static figure. ipywidgets is imported here,
+not by ``import attnlib``.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import numpy as np
+
+from .._validation import check_cube_data
+from ..attention import attention
+from ..heads import Heads, as_heads, random_heads
+from ..inputs import boolean_inputs
+from ..sculpt import SculptError, SculptReport, learn, planted_instance, sculpt_body
+from ..sculpt.diagnostics import phase_diagnostics, single_head_curve, slice_threshold_data
+from ..viz import sculpt as viz
+from ._core import interactive
+
+
+def _slider(value, lo, hi, step, description, integer=False):
+    cls = widgets.IntSlider if integer else widgets.FloatSlider
+    return cls(value=value, min=lo, max=hi, step=step, description=description, continuous_update=False)
+
+
+def single_head_explorer(*, d: int = 6, n: int = 4, rng=None):
+    """Recovery error of :func:`attnlib.sculpt.learn_single_head` against the number of examples.
+
+    Controls: d, n (kept <= d), the sharpness of the head and the largest N.
+    The picture is :func:`attnlib.viz.sculpt.plot_recovery`.
+    """
+    seed = int(np.random.default_rng(rng).integers(2**31))
+
+    def draw(d, n, scale, largest):
+        g = np.random.default_rng(seed)
+        n = min(n, d)
+        head = random_heads(1, d, scale=scale, rng=g)
+        X = boolean_inputs(largest, n, d, rng=g)
+        Y = attention(X, head)
+        Ns = np.unique(np.geomspace(2, largest, 12).astype(int))
+        err_W, err_T = single_head_curve(X, Y, head, Ns)
+        return viz.plot_recovery(Ns, {"W": err_W, "Theta": err_T}, threshold=d * d / n,
+                                        threshold_label=r"$d^2/n$", title=f"one head, d={d}, n={n}")
+
+    return interactive(
+        draw,
+        d=_slider(d, 2, 8, 1, "d", integer=True),
+        n=_slider(n, 2, 8, 1, "n (<= d)", integer=True),
+        scale=_slider(2.0, 0.5, 8.0, 0.5, "|Theta|"),
+        largest=_slider(200, 20, 400, 20, "largest N", integer=True),
+    )
+
+
+def body_explorer(X, Y, heads: Heads, sum_W):
+    """The slice of the sculpted body through the plane of the first two heads, as examples arrive.
+
+    Controls: the number of examples used to certify rows. The picture is
+    :func:`attnlib.viz.sculpt.plot_body_slices`.
+    """
+    X, Y = check_cube_data(X, Y)
+    heads = as_heads(heads, X.shape[-1])
+    N = X.shape[0]
+
+    def draw(examples):
+        body = sculpt_body(X[:examples], Y[:examples], sum_W)
+        return viz.plot_body_slices([body], heads, titles=[f"N = {examples}: {body.n_constraints} halfspaces"])
+
+    return interactive(draw, examples=_slider(min(N, 1000), 50, N, 50, "examples", integer=True))
+
+
+def slice_explorer(*, d: int = 4, n: int = 3, N: int = 3000, rng=None):
+    """Error of the phase-3 estimate of sum_i W_i against the slice size, as attention sharpens.
+
+    Controls: the sharpness ``||Theta_i||_F`` and the shared component of the
+    planted heads. Each redraw draws fresh data, sculpts a body, and compares
+    slices cut by the sculpted proxy and by the true Theta_star with the crude
+    estimate. The picture is :func:`attnlib.viz.sculpt.plot_slice_threshold`.
+    """
+    seed = int(np.random.default_rng(rng).integers(2**31))
+    quantiles = np.geomspace(0.003, 0.5, 10)
+
+    def draw(scale, shared):
+        curves, crude = slice_threshold_data(scale, shared, d=d, n=n, N=N, quantiles=quantiles, rng=seed)
+        return viz.plot_slice_threshold(quantiles, curves, crude=crude,
+                                               title=f"|Theta_i| = {scale:g}, shared = {shared:g}")
+
+    return interactive(draw, scale=_slider(4.0, 0.5, 10.0, 0.5, "|Theta_i|"),
+                        shared=_slider(0.8, 0.0, 0.95, 0.05, "shared"))
+
+
+def report_explorer(*, d: int = 4, n: int = 3, m: int = 2, rng=None):
+    """Per-phase diagnostics of one run of :func:`attnlib.sculpt.learn` on a fresh planted instance.
+
+    Controls: the sharpness, the shared component, the number of examples and
+    the seed. The picture is :func:`attnlib.viz.sculpt.plot_phase_report`.
+    """
+    base = int(np.random.default_rng(rng).integers(2**31))
+
+    def draw(scale, shared, examples, seed):
+        g = np.random.default_rng([base, seed])
+        teacher = planted_instance(m, d, scale=scale, shared=shared, check=False, rng=g)
+        X = boolean_inputs(examples, n, d, rng=g)
+        X_test = boolean_inputs(2000, n, d, rng=g)
+        try:
+            report = learn(X, attention(X, teacher), m, rng=g, tol=1e9).report
+            title = f"|Theta_i| = {scale:g}, shared = {shared:g}, N = {examples}"
+        except SculptError as err:
+            report = err.report or SculptReport()
+            title = f"failed in {err.phase}"
+        diag = phase_diagnostics(report, teacher, X_test, attention(X_test, teacher))
+        return viz.plot_phase_report(diag, title=title)
+
+    return interactive(
+        draw,
+        scale=_slider(4.0, 1.0, 10.0, 0.5, "|Theta_i|"),
+        shared=_slider(0.6, 0.0, 0.95, 0.05, "shared"),
+        examples=_slider(3000, 500, 6000, 500, "examples", integer=True),
+        seed=_slider(0, 0, 20, 1, "seed", integer=True),
+    )

@@ -1,0 +1,43 @@
+"""Interactive explorers for chapter 6, built on :mod:`attnlib.viz.tasks`."""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import numpy as np
+
+from ..heads import Heads
+from ..tasks import automata as am
+from ..viz import tasks as viz
+from ._core import interactive
+
+
+def dfa_stepper(dfa, word, heads: Heads | dict | None = None):
+    """Step through a DFA run and watch the lookup: the picture is :func:`attnlib.viz.tasks.plot_dfa_step`.
+
+    Parameters
+    ----------
+    dfa : attnlib.tasks.automata.DFA
+    word : array_like of int, shape (L,)
+    heads : Heads or dict of str -> Heads, optional
+        The layer, or several layers to choose from by name; by default the
+        explicit lookup head.
+
+    Returns
+    -------
+    ipywidgets.interactive
+        Controls: the step t and, with several layers, which one runs.
+    """
+    word = np.asarray(word)
+    if heads is None:
+        heads = {"explicit head": am.lookup_heads(dfa.n_states, dfa.n_symbols)}
+    elif isinstance(heads, Heads):
+        heads = {"layer": heads}
+
+    def draw(t, layer):
+        return viz.plot_dfa_step(dfa, word, t, heads[layer])
+
+    return interactive(
+        draw,
+        t=widgets.IntSlider(value=0, min=0, max=word.size - 1, description="step t", continuous_update=False),
+        layer=widgets.Dropdown(options=list(heads), description="layer"),
+    )

@@ -1,0 +1,54 @@
+"""Explorer of the training loss: along a line from the teacher to a partner point (chapter 2)."""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import numpy as np
+
+from .._validation import check_sequences
+from ..heads import Heads, as_heads
+from ..landscape import loss_along_line, partners
+from ..viz import training as viz
+from ._core import interactive
+
+
+def loss_landscape_explorer(X, Y, teacher: Heads, *, kind: str = "softmax", causal: bool = False, rng=None):
+    """The training loss along a line from the teacher to a partner point.
+
+    Parameters
+    ----------
+    X : array_like of shape (N, n, d)
+    Y : array_like of shape (N, n, d) or (N, d)
+        Targets, usually ``attention(X, teacher)``.
+    teacher : Heads
+        Start of every line.
+    kind, causal
+        As in :func:`attnlib.attention`.
+    rng : int, numpy.random.Generator or None
+        For the random partner.
+
+    Returns
+    -------
+    ipywidgets.interactive
+        Controls: the partner (see :func:`attnlib.landscape.partners`), how far
+        past the endpoints the line extends, and how many examples enter the
+        loss. The picture is :func:`attnlib.viz.training.plot_loss_along_line`.
+    """
+    teacher = as_heads(teacher)
+    X3, _ = check_sequences(X, d=teacher.d)
+    Y = np.asarray(Y, dtype=float)
+    ends = partners(teacher, kind=kind, rng=rng)
+
+    def draw(partner, reach, examples):
+        ts = np.linspace(-reach, 1.0 + reach, 121)
+        losses = loss_along_line(X3[:examples], Y[:examples], teacher, ends[partner], ts, kind=kind, causal=causal)
+        return viz.plot_loss_along_line(ts, {partner: losses}, title=f"{kind} attention, N = {examples}")
+
+    N = X3.shape[0]
+    return interactive(
+        draw,
+        partner=widgets.Dropdown(options=list(ends), description="line to"),
+        reach=widgets.FloatSlider(value=0.25, min=0.0, max=1.0, step=0.05, description="reach",
+                                  continuous_update=False),
+        examples=widgets.IntSlider(value=N, min=1, max=N, description="N", continuous_update=False),
+    )

@@ -1,0 +1,46 @@
+"""Tests for attnlib.checks.tasks: the accepting-lookup check passes a hand-built layer and rejects mistakes."""
+
+import numpy as np
+import pytest
+
+from attnlib.checks import CheckFailure, check_accepting_lookup
+
+
+def build(dfa, *, accept_of=None, value_rows=None, key_order="sa"):
+    """Table tokens [e_(s,a) | e_delta(s,a) | acc] and one head, from the definitions (no attnlib.tasks)."""
+    S, A = dfa.delta.shape
+    d = S * A + S + 1
+    T = np.zeros((S * A, d))
+    for s in range(S):
+        for a in range(A):
+            row = s * A + a if key_order == "sa" else a * S + s
+            nxt = dfa.delta[s, a]
+            T[row, row] = 1.0
+            T[row, S * A + nxt] = 1.0
+            T[row, -1] = float(dfa.accepting[nxt if accept_of is None else accept_of(s, a, nxt)])
+    Theta = np.zeros((d, d))
+    Theta[: S * A, : S * A] = np.eye(S * A)
+    W = np.zeros((d, d))
+    rows = range(S * A, d) if value_rows is None else value_rows(S, A, d)
+    for r in rows:
+        W[r, r] = 1.0
+    return T, (Theta[None], W[None])
+
+
+def test_reference_passes(capsys):
+    check_accepting_lookup(build)
+    assert capsys.readouterr().out == "check_accepting_lookup: all 4 cases passed.\n"
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (lambda dfa: build(dfa, value_rows=lambda S, A, d: range(S * A, d - 1)),            # W forgets the new coordinate
+     r"'parity automaton \(S=2, A=2\)'.*row s\*A \+ a, at index \(\d, 6\)"),
+    (lambda dfa: build(dfa, accept_of=lambda s, a, nxt: s),                               # current state, not next
+     r"'parity automaton \(S=2, A=2\)'.*at index \(\d, 6\)"),
+    (lambda dfa: build(dfa, key_order="as"), r"'random, S=3, A=2'"),                       # keys indexed a*S + s
+    (lambda dfa: (build(dfa)[0][:, :-1], build(dfa)[1]), r"T has shape \(4, 6\); expected .* = \(4, 7\)"),
+    (lambda dfa: build(dfa)[0], r"return a pair \(T, heads\)"),
+])
+def test_check_rejects(wrong, message):
+    with pytest.raises(CheckFailure, match=r"check_accepting_lookup: .*" + message):
+        check_accepting_lookup(wrong)

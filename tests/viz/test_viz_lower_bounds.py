@@ -1,0 +1,48 @@
+"""Tests for the chapter-10 figures and widget: what they draw, and their errors."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from attnlib.lower_bounds import fourier_spectrum, gd_experiment, parity_instance
+from attnlib.viz import lower_bounds as viz_lower_bounds
+from attnlib.widgets import lower_bounds as widgets_lower_bounds
+
+
+def test_spectrum_figure_draws_one_bar_per_degree():
+    spec = fourier_spectrum(parity_instance(4, 1, rng=0).heads)
+    fig = viz_lower_bounds.plot_fourier_spectrum(spec, title="t")
+    left, right = fig.axes
+    assert len(left.patches) == 2 * 4 + 1
+    heights = np.array([p.get_height() for p in left.patches])
+    assert heights[1] > 1 and heights[3] > 0.5 and heights[2] < 1e-15  # degree 1 and 3 only
+    assert right.get_lines()[0].get_ydata()[-1] == pytest.approx(0.0, abs=1e-20)
+    plt.close(fig)
+
+
+def test_regression_and_gd_figures():
+    fig = viz_lower_bounds.plot_regression_errors({1: [0, 1, 2, 3]}, {1: [6, 2.1, 1.9, 0]},
+                                                  exact={1: [6, 2, 2, 0]}, trivial=2.0)
+    ys = [list(line.get_ydata()) for line in fig.axes[0].get_lines()]
+    assert [6, 2.1, 1.9, 0] in ys and [6, 2, 2, 0] in ys and [2.0, 2.0] in ys  # sampled, exact, trivial
+    assert [3, 3] in [list(line.get_xdata()) for line in fig.axes[0].get_lines()]  # the tick at D = 2s + 1
+    plt.close(fig)
+    run = gd_experiment(3, 1, N=32, N_test=32, epochs=2, rng=0)
+    fig = viz_lower_bounds.plot_gd_runs({"s = 1": run})
+    np.testing.assert_allclose(fig.axes[0].get_lines()[0].get_ydata(), run.relative_test_loss)
+    plt.close(fig)
+    fig = viz_lower_bounds.plot_weight_growth([1, 2], {"sum": [10, 28]})
+    assert fig.axes[0].get_yscale() == "log"
+    plt.close(fig)
+
+
+def test_figure_errors_and_widget():
+    with pytest.raises(TypeError, match="FourierSpectrum"):
+        viz_lower_bounds.plot_fourier_spectrum(np.zeros(4))
+    with pytest.raises(TypeError, match="GDRun"):
+        viz_lower_bounds.plot_gd_runs({"x": np.zeros(3)})
+    with pytest.raises(ValueError, match="s \\+ 1 <= d <= 8"):
+        widgets_lower_bounds.spectrum_explorer(d=9, s=2)
+    widget = widgets_lower_bounds.spectrum_explorer(d=4, s=2, rng=0)
+    assert [c.description for c in widget.children[:2]] == ["d", "s (d - 1 at most)"]
+    plt.close("all")

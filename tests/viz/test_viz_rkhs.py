@@ -1,0 +1,60 @@
+"""Tests for attnlib.viz.rkhs: each figure shows the numbers it claims to show."""
+
+import numpy as np
+
+from attnlib import boolean_inputs, gaussian_inputs, random_heads
+from attnlib.rkhs import certificate, coefficient_matrix, parameter_map
+from attnlib.rkhs.experiments import Sweep
+from attnlib.viz import rkhs as viz_rkhs
+
+
+def test_head_spectrum_plots_relative_singular_values_and_counts_heads():
+    heads = random_heads(2, 3, rng=0)
+    fig = viz_rkhs.plot_head_spectrum({"layer": heads})
+    ax = fig.axes[0]
+    s = np.linalg.svd(coefficient_matrix(parameter_map(heads)), compute_uv=False)
+    np.testing.assert_allclose(ax.get_lines()[0].get_ydata(), np.maximum(s / s[0], 1e-17))
+    count = int(np.sum(s / s[0] > 9 * np.finfo(float).eps))
+    assert ax.get_legend().get_texts()[0].get_text() == f"layer: {count} heads"
+
+
+def test_heads_vs_regression_draws_one_panel_per_setting():
+    panels = {"d = 2": ({"1 head": [1.0, 0.1], "4 heads": [[1.0, 1e-3], [3.0, 1e-5], [2.0, 1e-4]]}, 1e-30),
+              "d = 4": ({"1 head": [2.0, 0.5]}, 1e-28)}
+    fig = viz_rkhs.plot_heads_vs_regression(panels)
+    assert [ax.get_title() for ax in fig.axes] == ["d = 2", "d = 4"]
+    np.testing.assert_array_equal(fig.axes[0].get_lines()[1].get_ydata(), [2.0, 1e-4])  # median over seeds
+    assert len(fig.axes[0].collections) == 1  # the band of the curve with three seeds
+    assert fig.axes[1].get_lines()[-1].get_ydata()[0] == 1e-28
+
+
+def test_learning_curve_and_bound_check():
+    fig = viz_rkhs.plot_learning_curve([10, 20, 40], {"a": [1.0, 0.5, 0.0]}, psi=18)
+    ax = fig.axes[0]
+    np.testing.assert_array_equal(ax.get_lines()[0].get_xdata(), [10, 20, 40])
+    assert ax.get_lines()[0].get_ydata()[-1] == 1e-17  # zero drawn at the floor of the log axis
+    assert ax.get_lines()[1].get_xdata()[0] == 18
+    fig = viz_rkhs.plot_bound_check([1e-3, 1e-2], [1e-2, 1e-1])
+    np.testing.assert_array_equal(fig.axes[0].get_lines()[0].get_ydata(), [1e-3, 1e-2])
+
+
+def test_spectra_split_nonzero_and_zero_eigenvalues():
+    gauss = certificate(gaussian_inputs(100, 4, 2, rng=0))
+    cube = certificate(boolean_inputs(100, 4, 2, rng=0))
+    fig = viz_rkhs.plot_spectra({"Gaussian": gauss, "cube": cube})
+    lines = fig.axes[0].get_lines()
+    assert len(lines[0].get_ydata()) == 6 and len(lines[1].get_ydata()) == cube.rank
+    assert len(lines[2].get_ydata()) == 6 - cube.rank
+    np.testing.assert_allclose(lines[0].get_ydata(), np.sort(gauss.eigenvalues)[::-1] / gauss.lam_max)
+
+
+def test_identifiability_puts_singular_data_on_the_zero_column():
+    sweep = Sweep(np.array([0.9, 1.0]), np.array([2.0**-6, 0.0]), np.array([40, 36]),
+                  {"exact": np.array([1e-14, 0.5])}, {"exact": np.array([1e-28, 0.1])}, 100)
+    fig = viz_rkhs.plot_identifiability(sweep)
+    left, right = fig.axes[:2]
+    line = left.get_lines()[0]
+    np.testing.assert_allclose(line.get_xdata(), [-7.5, -6.0])
+    np.testing.assert_allclose(line.get_ydata(), [0.5, 1e-14])
+    assert left.get_xticklabels()[0].get_text() == "0"
+    np.testing.assert_allclose(right.get_lines()[0].get_ydata(), [0.1, 1e-28])

@@ -1,0 +1,53 @@
+"""Tests for attnlib.viz.tasks and attnlib.widgets.tasks: figures are drawn, bad input is refused."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from attnlib import random_heads
+from attnlib.tasks import automata as am
+from attnlib.tasks import turing as tu
+from attnlib.viz import tasks as viz_tasks
+from attnlib.widgets import tasks as widgets_tasks
+
+
+def test_plot_dfa_step_draws_three_panels():
+    dfa = am.random_dfa(3, 2, rng=0)
+    fig = viz_tasks.plot_dfa_step(dfa, [0, 1, 1], 2)
+    assert len(fig.axes) == 3
+    # the middle panel has one bar per token of the context: 6 table tokens + 3 queries
+    assert len(fig.axes[1].patches) == 9
+    fig2 = viz_tasks.plot_dfa_step(dfa, [0, 1, 1], 0, random_heads(3, 9, rng=1))
+    assert "contribution" in fig2.axes[1].get_xlabel()
+    plt.close("all")
+
+
+def test_plot_tm_run():
+    fig = viz_tasks.plot_tm_run(tu.run(tu.busy_beaver(), [0] * 5, 2, 3))
+    assert len(fig.axes) == 2 and "d = " in fig.axes[1].get_xlabel()
+    plt.close("all")
+
+
+def test_dfa_stepper_redraws_the_chosen_step_and_layer(monkeypatch):
+    import attnlib.widgets._core as core_widgets
+
+    calls = []
+    monkeypatch.setattr(widgets_tasks.viz, "plot_dfa_step", lambda *args: calls.append(args))
+    monkeypatch.setattr(core_widgets, "display", lambda obj: None)
+    dfa = am.random_dfa(2, 2, rng=0)
+    learned = random_heads(2, 6, rng=1)
+    w = widgets_tasks.dfa_stepper(dfa, np.array([0, 1, 0]), {"explicit": am.lookup_heads(2, 2), "learned": learned})
+    c = {child.description: child for child in w.children if hasattr(child, "value")}
+    assert c["step t"].max == 2 and list(c["layer"].options) == ["explicit", "learned"]
+    c["step t"].value = 2
+    c["layer"].value = "learned"
+    _, word, t, heads = calls[-1]
+    assert t == 2 and heads is learned and word.tolist() == [0, 1, 0]
+    plt.close("all")
+
+
+def test_errors():
+    with pytest.raises(ValueError, match=r"t must be a step in 0 \.\. 2; received 3"):
+        viz_tasks.plot_dfa_step(am.random_dfa(2, 2, rng=0), [0, 1, 0], 3)
+    with pytest.raises(TypeError, match="run must be a TMRun"):
+        viz_tasks.plot_tm_run(None)
