@@ -13,7 +13,6 @@ from ..heads import Heads
 __all__ = [
     "ParityInstance",
     "alternating_sigmoid_sum",
-    "boolean_cube",
     "decode_parity_examples",
     "parity_betas",
     "parity_coefficients",
