@@ -146,7 +146,7 @@ def student_text(student_dir: Path) -> tuple[set, str]:
             nb = json.loads(path.read_text())
             texts.extend(_source(c) for c in nb["cells"])
             texts.append(json.dumps(nb.get("metadata", {})))
-        elif path.suffix == ".py":
+        elif path.suffix == ".py" and path.name != SUPPORT.name:  # the support file is public code
             texts.append(path.read_text())
     text = "\n".join(texts)
     return {line.strip() for line in text.splitlines()}, text
