@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import argparse
 import ast
+import csv
+import io
 import hashlib
 import importlib.util
 import json
@@ -397,10 +399,14 @@ def write_examples(name: str, master: dict, solution_nb: Path, folder: Path) -> 
 
 def grade_examples(name: str, zip_path: Path, master: dict, folder: Path, total: float) -> dict:
     """Grade the examples with scripts/grade_class.py and check what each must score."""
-    spec = importlib.util.spec_from_file_location("grade_class", ROOT / "scripts" / "grade_class.py")
-    grade_class = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(grade_class)
-    rows = grade_class.grade_folder(zip_path, folder, timeout=240, csv_path=folder / "scores.csv")
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "grade_class.py"), str(zip_path), str(folder),
+                           "--timeout", "240", "--csv", str(folder / "scores.csv")], capture_output=True, text=True)
+    print(done.stdout, end="")
+    if done.returncode != 0 or not (folder / "scores.csv").exists():
+        raise AssignmentError(f"{name}: scripts/grade_class.py failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+    rows = list(csv.DictReader(io.StringIO((folder / "scores.csv").read_text())))
+    for row in rows:
+        row.update({k: float(v) for k, v in row.items() if v and k not in ("submission", "status")})
     by = {Path(r["submission"]).stem: r for r in rows}
     questions = master_parts(master)["questions"]
     problems = []

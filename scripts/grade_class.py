@@ -40,12 +40,16 @@ def scores(results: dict) -> dict:
     return out
 
 
-def grade_one(autograder: Path, submission: Path, timeout: float) -> dict:
+def otter_command(autograder: Path, submission: Path, output: str) -> list[str]:
+    return [sys.executable, "-m", "otter", "run", "-a", str(autograder.resolve()), "-o", output,
+            str(submission.resolve())]
+
+
+def grade_one(autograder: Path, submission: Path, timeout: float, command=otter_command) -> dict:
     """Grade one submission in its own process group; a row of the CSV."""
     start = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
-        proc = subprocess.Popen([sys.executable, "-m", "otter", "run", "-a", str(autograder.resolve()), "-o", tmp,
-                                 str(submission.resolve())], cwd=tmp, stdout=subprocess.PIPE,
+        proc = subprocess.Popen(command(autograder, submission, tmp), cwd=tmp, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True, start_new_session=True)
         try:
             log, _ = proc.communicate(timeout=timeout)
