@@ -48,6 +48,7 @@ def questions(cells):
             current["prompt"] = text
         elif block[-1:] == ["SOLUTION"]:
             current["solution_cells"] += 1
+            current["solution"] = text
         elif block[-1:] == ["TESTS"]:
             current["hidden" if text.startswith("# HIDDEN") else "public"] += 1
     assert not block, f"unclosed blocks {block}"
@@ -94,6 +95,10 @@ def test_master_structure(path):
         assert q["solution_cells"] == 1, f"{name}: one solution cell inside its raw BEGIN/END SOLUTION block"
         if q["config"].get("manual"):
             assert stated.group(1) == "written" and q["public"] == q["hidden"] == 0
+            rubric = re.search(r"\*\*Rubric \((\d+) points\)\.\*\*(.*)", q["solution"], flags=re.S)
+            assert rubric and int(rubric.group(1)) == points, f"{name}: the reference answer ends with its rubric"
+            shares = [float(x) for x in re.findall(r"(\d+(?:\.\d+)?): ", rubric.group(2))]
+            assert sum(shares) == points, f"{name}: the rubric's shares {shares} do not add up to {points}"
         else:
             assert q["public"] >= 1 and q["hidden"] >= 1, f"{name}: public and hidden tests"
     assert 90 <= minutes <= 150, f"{path.stem}: {minutes} minutes of work; 90-150 expected"
