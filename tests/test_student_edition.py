@@ -65,4 +65,100 @@ def test_student_config_derives_from_the_main_config():
     config = student_edition.student_config()
     assert config["sphinx"]["config"]["hide_solutions"] is True
     assert config["title"].endswith("(student edition)")
-    assert config["repository"] == student_edition.yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
+    main = student_edition.yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
+    assert config["repository"] == {**main, "branch": student_edition.STUDENT_BRANCH}
+
+
+# --- the solution-free sources, and the launch and download targets -------------------------------
+
+NESTED = """Before.
+
+````{solution} ex-y
+:class: dropdown
+
+```python
+secret = 42
+```
+Then the rest of the solution.
+````
+
+After.
+"""
+
+
+def test_strip_solutions_handles_nested_fences():
+    assert student_edition.strip_solutions(PAGE).count("{solution}") == 0
+    assert "Every term is a square" not in student_edition.strip_solutions(PAGE)
+    assert "Show that the squared loss" in student_edition.strip_solutions(PAGE)
+    assert student_edition.strip_solutions(NESTED) == "Before.\n\n\nAfter.\n"
+
+
+def test_student_sources_leave_out_solutions_and_private_folders(tmp_path):
+    root = tmp_path / "repo"
+    (root / "book").mkdir(parents=True)
+    (root / "assignments" / "a1").mkdir(parents=True)
+    (root / "book" / "x.md").write_text(PAGE)
+    nb = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": NESTED},
+                    {"cell_type": "code", "metadata": {}, "source": "1 + 1", "outputs": [], "execution_count": None}],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (root / "book" / "ch.ipynb").write_text(student_edition.json.dumps(nb))
+    (root / "assignments" / "a1" / "a1.ipynb").write_text("# BEGIN SOLUTION")
+    (root / "_config.yml").write_text("title: x")
+    dest = tmp_path / "src"
+    cut = student_edition.write_student_sources(dest, root, ["book/x.md", "book/ch.ipynb", "assignments/a1/a1.ipynb",
+                                                             "_config.yml"])
+    assert cut == 2
+    assert not (dest / "assignments").exists() and (dest / "_config.yml").exists()
+    copied = student_edition.json.loads((dest / "book" / "ch.ipynb").read_text())
+    assert "secret" not in copied["cells"][0]["source"] and copied["cells"][1]["source"] == "1 + 1"
+    assert "{solution}" not in (dest / "book" / "x.md").read_text()
+
+
+def launch_page(branch="student", download="../_sources/book/x.md"):
+    base = "https://github.com/o/r"
+    return (f'<a href="https://mybinder.org/v2/gh/o/r/{branch}?urlpath=tree/book/x.md">Binder</a>'
+            f'<a href="https://colab.research.google.com/github/o/r/blob/{branch}/book/x.md">Colab</a>'
+            f'<a href="{download}" download>.ipynb</a><a href="{base}">repo</a>')
+
+
+@pytest.fixture
+def student_build(book, tmp_path):
+    html, src = tmp_path / "build", tmp_path / "src"
+    (html / "book").mkdir(parents=True)
+    (html / "_sources" / "book").mkdir(parents=True)
+    student_edition.write_student_sources(src, book, ["book/x.md"])
+    (html / "_sources" / "book" / "x.md").write_text((src / "book" / "x.md").read_text())
+    (html / "book" / "x.html").write_text(launch_page())
+    return html, src
+
+
+def test_launch_targets_are_read_from_the_links(student_build):
+    html, _ = student_build
+    assert student_edition.launch_targets(html) == [
+        ("book/x.html", "Binder", "student", "book/x.md"), ("book/x.html", "Colab", "student", "book/x.md"),
+        ("book/x.html", "download", "", "_sources/book/x.md")]
+
+
+def test_clean_targets_pass(student_build, book):
+    html, src = student_build
+    assert student_edition.target_leaks(html, src, book) == []
+
+
+def test_a_target_with_solutions_is_found(student_build, book):
+    html, src = student_build
+    (html / "_sources" / "book" / "x.md").write_text(PAGE)         # the full source was served
+    assert student_edition.target_leaks(html, src, book) == [
+        "book/x.html: the download target _sources/book/x.md holds 'Every term is a square of'",
+        "book/x.html: the download target _sources/book/x.md holds 'a {solution} directive'"]
+
+
+def test_a_button_to_the_main_branch_is_found(student_build, book):
+    html, src = student_build
+    (html / "book" / "x.html").write_text(launch_page(branch="main"))
+    problems = student_edition.target_leaks(html, src, book)
+    assert "book/x.html: the Binder button opens branch 'main', not 'student'" in problems
+    assert "book/x.html: the Colab button opens branch 'main', not 'student'" in problems
+
+
+def test_student_config_points_the_buttons_at_the_student_branch():
+    assert student_edition.student_config()["repository"]["branch"] == student_edition.STUDENT_BRANCH
