@@ -26,8 +26,10 @@ class Certificate:
     N : int
         Number of feature rows (examples, or tokens if causal).
     identifiable : bool
-        Every empirical risk minimiser computes the same function on every
-        input of every length (for realisable data, or any data with d^2 heads).
+        Certified: every empirical risk minimiser computes the same function on
+        every input of every length (for realisable data, or any data with d^2
+        heads). False means *not certified*, which is weaker than not
+        identifiable: with fewer than d^2 heads the minimisers can still agree.
     causal : bool
         Whether the features are those of every prefix.
     eigenvalues : ndarray of shape (psi,)
@@ -77,7 +79,7 @@ class Certificate:
         return [v <= tol for v in r] if isinstance(r, list) else r <= tol
 
     def __repr__(self) -> str:
-        verdict = "identifiable" if self.identifiable else "not identifiable"
+        verdict = "identifiable" if self.identifiable else "not certified"
         return f"Certificate({verdict}, lam_min={self.lam_min:.3g}, rank={self.rank} of psi={self.psi}, N={self.N})"
 
 
@@ -106,7 +108,8 @@ def certificate(X, *, causal: bool = False) -> Certificate:
     ``Lambda_D = (1/N) sum_i phi(X_i) phi(X_i)^T`` with the features of
     :func:`cubic_features` (eqs. 9-10 of Yau et al. 2025). If its smallest
     eigenvalue is positive and the data are realisable, every empirical risk
-    minimiser computes the same function (Lemma A.3). One-hot and ±1 inputs
+    minimiser computes the same function (Lemma A.3): a sufficient condition,
+    and not a necessary one for fewer than d^2 heads. One-hot and ±1 inputs
     always give a singular ``Lambda_D`` for d >= 2: then the span form certifies
     agreement on the test inputs whose features lie in its range. Chapter 5.
 
@@ -116,7 +119,7 @@ def certificate(X, *, causal: bool = False) -> Certificate:
     >>> certificate(gaussian_inputs(200, 5, 2, rng=0)).identifiable
     True
     >>> certificate(boolean_inputs(200, 5, 2, rng=0))
-    Certificate(not identifiable, lam_min=0, rank=4 of psi=6, N=200)
+    Certificate(not certified, lam_min=0, rank=4 of psi=6, N=200)
     """
     seqs = _ne.as_sequences(X)
     mode = "causal" if causal else "last"
