@@ -31,6 +31,8 @@ Modules, one concept each:
 * ``regression`` -- Algorithm 1: least squares on the features (chapter 4)
 * ``identifiability`` -- the certificate Lambda_D and its span form, under label noise (Lemma E.2)
   and for any feature map (Lemma E.1) (chapter 5)
+* ``stack`` -- stacks of causal linear-attention layers (with optional MLP sublayers) trained by
+  Adam, the layers arm of the paper's Fig. 1 (chapter 4)
 * ``experiments`` -- the chapters' experiments: learning curves, heads against regression,
   Adam on associative memories, the identifiability sweep (chapters 4-5)
 """

@@ -17,7 +17,7 @@ import numpy as np
 from .._deprecated import renamed_keyword
 from .._validation import check_positive_int
 from ..attention import attention
-from ..heads import random_heads
+from ..heads import Heads, random_heads
 from ..inputs import gaussian_inputs
 from ..tasks.associative_memory import memory_heads, sample_memories
 from ..training import train
@@ -25,9 +25,10 @@ from .coefficients import heads_from_coef, parameter_distance, parameter_map
 from .features import n_features
 from .identifiability import certificate
 from .regression import fit_linear_attention
+from .stack import train_stack
 
 __all__ = ["HeadCount", "HeadsRace", "Sweep", "adam_on_memories", "heads_vs_regression", "identifiability_sweep",
-           "learning_curve", "minimisers_by_heads"]
+           "heads_and_layers", "learning_curve", "minimisers_by_heads"]
 
 
 def learning_curve(d: int, noise: float, *, Ns=None, n: int = 6, N_test: int = 200, rng=None, n_test=None):
@@ -138,6 +139,65 @@ def heads_vs_regression(d: int, *, N: int, n: int, heads=(1, 2, 4, 8), seeds: in
         label = f"{m} head" + ("s" if m > 1 else "")
         runs = [train(X, Y, m, kind="linear", causal=True, epochs=epochs, lr=lr, batch_size=batch_size,
                       schedule="cosine", X_val=X_val, Y_val=Y_val, rng=seed) for seed in stream.spawn(seeds)]
+        curves[label] = np.array([run.val_loss for run in runs])
+        seconds[label] = sum(run.seconds for run in runs)
+    return HeadsRace(curves, regression, seconds)
+
+
+def heads_and_layers(d: int, *, N: int, n: int, heads=(1, 2, 4), layers=(2,), seeds: int = 3, epochs: int = 100,
+                     lr: float = 1e-2, batch_size: int = 64, n_val: int = 256, rng=None) -> HeadsRace:
+    """Fig. 1 with the paper's scalar teacher: heads against layers against regression.
+
+    The teacher is one head whose projection has a single nonzero column
+    (``V in R^{1 x d}`` in the paper's §4.1), so its targets are scalar; the
+    other d - 1 output coordinates are identically 0 and every student must
+    learn to leave them at 0. Inputs, targets, Adam and the cosine schedule are
+    those of :func:`heads_vs_regression`.
+
+    Parameters
+    ----------
+    d, N, n : int
+    heads : tuple of int
+        Head counts of one-layer students.
+    layers : tuple of int
+        Depths of the deeper students (one head per layer): a linear-attention
+        stack, and a Transformer-style stack with MLP sublayers
+        (:mod:`attnlib.rkhs.stack`).
+    seeds, epochs, lr, batch_size, n_val, rng
+        As in :func:`heads_vs_regression`.
+
+    Returns
+    -------
+    HeadsRace
+        Curves labelled "1 head", ..., "2 layers", "2 layers + MLP"; the MSE is
+        the mean over all d output coordinates.
+    """
+    rng = np.random.default_rng(rng)
+    d, N, n = check_positive_int("d", d), check_positive_int("N", N), check_positive_int("n", n)
+    one = random_heads(1, d, rng=rng)
+    W = np.zeros_like(one.W)
+    W[:, :, 0] = one.W[:, :, 0]                      # scalar targets: only output coordinate 0
+    teacher = Heads(one.Theta, W)
+    X = gaussian_inputs(N, n, d, rng=rng) / np.sqrt(n)
+    X_val = gaussian_inputs(n_val, n, d, rng=rng) / np.sqrt(n)
+    Y = attention(X, teacher, kind="linear", causal=True)
+    Y_val = attention(X_val, teacher, kind="linear", causal=True)
+    start = time.perf_counter()
+    fit = fit_linear_attention(X, Y, causal=True)
+    seconds = {"regression": time.perf_counter() - start}
+    regression = float(np.mean((fit.predict(X_val) - Y_val) ** 2))
+    curves = {}
+    arms = [(f"{m} head" + ("s" if m > 1 else ""), "heads", m) for m in heads]
+    arms += [(f"{L} layers", "stack", L) for L in layers] + [(f"{L} layers + MLP", "mlp", L) for L in layers]
+    for (label, kind, size), stream in zip(arms, rng.spawn(len(arms)), strict=True):
+        runs = []
+        for seed in stream.spawn(seeds):
+            if kind == "heads":
+                runs.append(train(X, Y, size, kind="linear", causal=True, epochs=epochs, lr=lr, batch_size=batch_size,
+                                  schedule="cosine", X_val=X_val, Y_val=Y_val, rng=seed))
+            else:
+                runs.append(train_stack(X, Y, layers=size, mlp=kind == "mlp", epochs=epochs, lr=lr,
+                                        batch_size=batch_size, X_val=X_val, Y_val=Y_val, rng=seed))
         curves[label] = np.array([run.val_loss for run in runs])
         seconds[label] = sum(run.seconds for run in runs)
     return HeadsRace(curves, regression, seconds)
