@@ -124,6 +124,15 @@ def stack_loss_and_gradient(stack: Stack, X, Y):
     loss : float
     grads : Stack
         Gradients, in the same layout as the parameters.
+
+    Examples
+    --------
+    >>> from attnlib.rkhs.stack import init_stack, stack_loss_and_gradient
+    >>> stack = init_stack(2, layers=2, mlp=True, rng=0)
+    >>> X = np.random.default_rng(1).standard_normal((3, 4, 2))
+    >>> loss, grads = stack_loss_and_gradient(stack, X, np.zeros_like(X))
+    >>> [g.shape for g in grads.params()][:2]
+    [(1, 2, 2), (1, 2, 2)]
     """
     X = np.asarray(X, dtype=float)
     H, cache, mask = _forward(stack, X)
