@@ -29,19 +29,25 @@ Modules, one concept each:
 * ``features`` -- the cubic features phi(X) and their kernel (chapter 3)
 * ``coefficients`` -- the coefficients p(Theta) of a layer and the SVD back to heads (chapters 3-4)
 * ``regression`` -- Algorithm 1: least squares on the features (chapter 4)
-* ``identifiability`` -- the certificate Lambda_D and its span form (chapter 5)
+* ``identifiability`` -- the certificate Lambda_D and its span form, under label noise (Lemma E.2)
+  and for any feature map (Lemma E.1) (chapter 5)
+* ``stack`` -- stacks of causal linear-attention layers (with optional MLP sublayers) trained by
+  Adam, the layers arm of the paper's Fig. 1 (chapter 4)
 * ``experiments`` -- the chapters' experiments: learning curves, heads against regression,
   Adam on associative memories, the identifiability sweep (chapters 4-5)
 """
 
 from .coefficients import coefficient_matrix, heads_from_coef, parameter_distance, parameter_map
 from .features import cubic_features, kernel, n_features
-from .identifiability import Certificate, certificate
+from .identifiability import (Certificate, NoisyBound, PolynomialCertificate, certificate, noisy_label_bound,
+                              polynomial_certificate)
 from .regression import LinearFit, fit_linear_attention
 
 __all__ = [
     "Certificate",
     "LinearFit",
+    "NoisyBound",
+    "PolynomialCertificate",
     "certificate",
     "coefficient_matrix",
     "cubic_features",
@@ -49,6 +55,8 @@ __all__ = [
     "heads_from_coef",
     "kernel",
     "n_features",
+    "noisy_label_bound",
     "parameter_distance",
     "parameter_map",
+    "polynomial_certificate",
 ]

@@ -17,16 +17,18 @@ import numpy as np
 from .._deprecated import renamed_keyword
 from .._validation import check_positive_int
 from ..attention import attention
-from ..heads import random_heads
+from ..heads import Heads, random_heads
 from ..inputs import gaussian_inputs
 from ..tasks.associative_memory import memory_heads, sample_memories
 from ..training import train
-from .coefficients import parameter_distance, parameter_map
+from .coefficients import heads_from_coef, parameter_distance, parameter_map
 from .features import n_features
 from .identifiability import certificate
 from .regression import fit_linear_attention
+from .stack import train_stack
 
-__all__ = ["HeadsRace", "Sweep", "adam_on_memories", "heads_vs_regression", "identifiability_sweep", "learning_curve"]
+__all__ = ["HeadCount", "HeadsRace", "Sweep", "adam_on_memories", "heads_vs_regression", "identifiability_sweep",
+           "heads_and_layers", "learning_curve", "minimisers_by_heads"]
 
 
 def learning_curve(d: int, noise: float, *, Ns=None, n: int = 6, N_test: int = 200, rng=None, n_test=None):
@@ -142,6 +144,72 @@ def heads_vs_regression(d: int, *, N: int, n: int, heads=(1, 2, 4, 8), seeds: in
     return HeadsRace(curves, regression, seconds)
 
 
+def heads_and_layers(d: int, *, N: int, n: int, heads=(1, 2, 4), layers=(2,), seeds: int = 3, epochs: int = 100,
+                     lr: float = 1e-2, batch_size: int = 64, n_val: int = 256, rng=None) -> HeadsRace:
+    """Fig. 1 with the paper's scalar teacher: heads against layers against regression.
+
+    The teacher is one head whose projection has a single nonzero column
+    (``V in R^{1 x d}`` in the paper's §4.1), so its targets are scalar; the
+    other d - 1 output coordinates are identically 0 and every student must
+    learn to leave them at 0. Inputs, targets, Adam and the cosine schedule are
+    those of :func:`heads_vs_regression`.
+
+    Parameters
+    ----------
+    d, N, n : int
+    heads : tuple of int
+        Head counts of one-layer students.
+    layers : tuple of int
+        Depths of the deeper students (one head per layer): a linear-attention
+        stack, and a Transformer-style stack with MLP sublayers
+        (:mod:`attnlib.rkhs.stack`).
+    seeds, epochs, lr, batch_size, n_val, rng
+        As in :func:`heads_vs_regression`.
+
+    Returns
+    -------
+    HeadsRace
+        Curves labelled "1 head", ..., "2 layers", "2 layers + MLP"; the MSE is
+        the mean over all d output coordinates.
+
+    Examples
+    --------
+    >>> from attnlib.rkhs.experiments import heads_and_layers
+    >>> race = heads_and_layers(2, N=32, n=4, heads=(1,), layers=(2,), seeds=1, epochs=2, rng=0)
+    >>> list(race.curves), race.curves["2 layers"].shape, bool(race.regression < 1e-20)
+    (['1 head', '2 layers', '2 layers + MLP'], (1, 3), True)
+    """
+    rng = np.random.default_rng(rng)
+    d, N, n = check_positive_int("d", d), check_positive_int("N", N), check_positive_int("n", n)
+    one = random_heads(1, d, rng=rng)
+    W = np.zeros_like(one.W)
+    W[:, :, 0] = one.W[:, :, 0]                      # scalar targets: only output coordinate 0
+    teacher = Heads(one.Theta, W)
+    X = gaussian_inputs(N, n, d, rng=rng) / np.sqrt(n)
+    X_val = gaussian_inputs(n_val, n, d, rng=rng) / np.sqrt(n)
+    Y = attention(X, teacher, kind="linear", causal=True)
+    Y_val = attention(X_val, teacher, kind="linear", causal=True)
+    start = time.perf_counter()
+    fit = fit_linear_attention(X, Y, causal=True)
+    seconds = {"regression": time.perf_counter() - start}
+    regression = float(np.mean((fit.predict(X_val) - Y_val) ** 2))
+    curves = {}
+    arms = [(f"{m} head" + ("s" if m > 1 else ""), "heads", m) for m in heads]
+    arms += [(f"{L} layers", "stack", L) for L in layers] + [(f"{L} layers + MLP", "mlp", L) for L in layers]
+    for (label, kind, size), stream in zip(arms, rng.spawn(len(arms)), strict=True):
+        runs = []
+        for seed in stream.spawn(seeds):
+            if kind == "heads":
+                runs.append(train(X, Y, size, kind="linear", causal=True, epochs=epochs, lr=lr, batch_size=batch_size,
+                                  schedule="cosine", X_val=X_val, Y_val=Y_val, rng=seed))
+            else:
+                runs.append(train_stack(X, Y, layers=size, mlp=kind == "mlp", epochs=epochs, lr=lr,
+                                        batch_size=batch_size, X_val=X_val, Y_val=Y_val, rng=seed))
+        curves[label] = np.array([run.val_loss for run in runs])
+        seconds[label] = sum(run.seconds for run in runs)
+    return HeadsRace(curves, regression, seconds)
+
+
 def adam_on_memories(data, heads=(1, 2, 4, 8), *, epochs: int = 300, lr: float = 1e-2, batch_size=None,
                      init_scale: float = 1.0, rng=None):
     """Train linear attention by Adam on associative-memory tables; distance to the truth per head count.
@@ -170,6 +238,101 @@ def adam_on_memories(data, heads=(1, 2, 4, 8), *, epochs: int = 300, lr: float =
         distance[label] = parameter_distance(run.heads, data.heads)
         loss[label] = float(run.loss[-1])
     return distance, loss
+
+
+@dataclass(frozen=True, eq=False)
+class HeadCount:
+    """Training loss and distance to the teacher of many runs, by head count.
+
+    Attributes
+    ----------
+    loss : dict of int -> ndarray of shape (runs,)
+        Final training MSE of each run, by head count.
+    distance : dict of int -> ndarray of shape (runs,)
+        ``||p(Theta) - p(Theta_star)||_F`` of each run.
+    method : dict of int -> str
+        "adam" (full-batch Adam from a random start) or "exact" (the least-squares
+        minimiser nearest a random start, folded into at most d^2 heads by the SVD).
+    """
+
+    loss: dict
+    distance: dict
+    method: dict
+
+    def zero_loss(self, H: int, tol: float = 1e-12) -> np.ndarray:
+        """Mask of the runs with H heads whose training MSE is at most ``tol`` (empirical risk minimisers)."""
+        return self.loss[H] <= tol
+
+    def __repr__(self) -> str:
+        return f"HeadCount(heads={list(self.loss)}, runs={[v.size for v in self.loss.values()]})"
+
+
+def minimisers_by_heads(data, heads=(1, 2, 16), *, seeds: int = 8, epochs: int = 3000, lr: float = 1e-2,
+                        rng=None) -> HeadCount:
+    """Empirical risk minimisers with each head count on realisable data, and their distance to the teacher.
+
+    Parameters
+    ----------
+    data : attnlib.tasks.associative_memory.Memories
+        Realisable data (``data.heads`` is the teacher), last-token targets.
+    heads : tuple of int
+        Head counts. A count below d^2 is trained by full-batch Adam with a
+        constant step from ``seeds`` random starts; a count of at least d^2 gets
+        ``seeds`` exact minimisers, the least-squares solutions nearest random
+        starts, folded into heads (every coefficient matrix is a d^2-head layer).
+    seeds : int
+        Runs per head count.
+    epochs, lr
+        Adam settings for the counts below d^2.
+    rng : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    HeadCount
+        Adam runs that stop at a local minimum keep a positive loss; only the
+        runs with ``zero_loss`` are empirical risk minimisers.
+
+    Notes
+    -----
+    On singular data the set of minimisers of a class is the set of layers of
+    that class whose coefficients lie in ``p_star + ker Lambda_D``. With d^2
+    heads that is the whole affine space; with fewer heads it is its
+    intersection with the coefficients of at most H heads, which can be the
+    teacher alone. The certificate cannot tell these apart; this experiment
+    samples them.
+
+    Examples
+    --------
+    >>> from attnlib.rkhs.experiments import minimisers_by_heads
+    >>> from attnlib.tasks.associative_memory import sample_memories
+    >>> data = sample_memories(64, 2, orthogonal_share=1.0, rng=0)
+    >>> runs = minimisers_by_heads(data, heads=(16,), seeds=2, rng=0)
+    >>> bool(runs.zero_loss(16).all()), bool((runs.distance[16] > 0.1).all())
+    (True, True)
+    """
+    rng = np.random.default_rng(rng)
+    seeds = check_positive_int("seeds", seeds)
+    d = data.X.shape[-1]
+    truth = parameter_map(data.heads)
+    scale = np.linalg.norm(truth) / np.sqrt(truth.size)
+    loss, distance, method = {}, {}, {}
+    for H, stream in zip(heads, rng.spawn(len(heads)), strict=True):
+        H = check_positive_int("heads", H)
+        losses, dists = [], []
+        for seed in stream.spawn(seeds):
+            if H >= d * d:
+                with warnings.catch_warnings():
+                    warnings.filterwarnings("ignore", message=".*not unique", category=RuntimeWarning)
+                    fit = fit_linear_attention(data.X, data.Y, start=scale * seed.standard_normal(truth.shape))
+                student = heads_from_coef(fit.coef)
+            else:
+                student = train(data.X, data.Y, H, kind="linear", epochs=epochs, lr=lr, rng=seed).heads
+            out = attention(data.X, student, kind="linear")[:, -1]
+            losses.append(float(np.mean((out - data.Y) ** 2)))
+            dists.append(parameter_distance(student, data.heads))
+        loss[H], distance[H] = np.array(losses), np.array(dists)
+        method[H] = "exact" if H >= d * d else "adam"
+    return HeadCount(loss, distance, method)
 
 
 @dataclass(frozen=True, eq=False)

@@ -95,8 +95,13 @@ def _haar_orthogonal(N: int, m: int, rng) -> np.ndarray:
     return Q * np.sign(np.diagonal(R, axis1=1, axis2=2))[:, None, :]
 
 
+def _qr_orthogonal(N: int, m: int, rng) -> np.ndarray:
+    """N orthogonal m x m matrices as plain QR factors of Gaussian matrices: not Haar (no sign fix)."""
+    return np.linalg.qr(rng.standard_normal((N, m, m)))[0]
+
+
 def sample_memories(N: int, m: int, *, orthogonal_share: float = 0.0, unit_norm: bool = True,
-                    rng=None) -> Memories:
+                    rng=None, orthogonal_draw: str = "haar") -> Memories:
     """Draw N lookup tables of m pairs, a share of them from the orthogonal source.
 
     Parameters
@@ -110,6 +115,12 @@ def sample_memories(N: int, m: int, *, orthogonal_share: float = 0.0, unit_norm:
         Rescale Gaussian keys and values to unit norm (the authors' code does;
         the paper's text does not).
     rng : int, numpy.random.Generator or None
+    orthogonal_draw : {"haar", "qr"}, default "haar"
+        How orthogonal tables are drawn: uniformly on O(m) ("haar"), or as the Q
+        factor of a Gaussian matrix with no sign fix ("qr"), which is not
+        uniform (its distribution depends on LAPACK's sign convention: at m = 2
+        every such Q is a reflection). The authors' code (``muherng/automaton``,
+        commit ec6ce53) draws them the second way.
 
     Returns
     -------
@@ -128,6 +139,9 @@ def sample_memories(N: int, m: int, *, orthogonal_share: float = 0.0, unit_norm:
     share = float(orthogonal_share)
     if not 0.0 <= share <= 1.0:
         raise ValueError(f"orthogonal_share must lie in [0, 1]; received {orthogonal_share}")
+    if orthogonal_draw not in ("haar", "qr"):
+        raise ValueError(f"orthogonal_draw must be 'haar' or 'qr'; received {orthogonal_draw!r}")
+    draw = _haar_orthogonal if orthogonal_draw == "haar" else _qr_orthogonal
     orthogonal = np.zeros(N, dtype=bool)
     orthogonal[rng.permutation(N)[: int(round(share * N))]] = True
     keys = rng.standard_normal((N, m, m))  # keys[i, :, j] is key j of table i
@@ -137,8 +151,8 @@ def sample_memories(N: int, m: int, *, orthogonal_share: float = 0.0, unit_norm:
         values /= np.linalg.norm(values, axis=1, keepdims=True)
     k = int(orthogonal.sum())
     if k:
-        keys[orthogonal] = _haar_orthogonal(k, m, rng)
-        values[orthogonal] = _haar_orthogonal(k, m, rng)
+        keys[orthogonal] = draw(k, m, rng)
+        values[orthogonal] = draw(k, m, rng)
     query = rng.integers(0, m, size=N)
     q = keys[np.arange(N), :, query]  # (N, m)
     zeta = rng.standard_normal((N, m))

@@ -19,6 +19,7 @@ __all__ = [
     "plot_heads_vs_regression",
     "plot_identifiability",
     "plot_learning_curve",
+    "plot_noise_bound",
     "plot_spectra",
 ]
 
@@ -256,4 +257,37 @@ def plot_bound_check(actual, bound, *, xlabel: str = "bound", ylabel: str = "obs
         ax.set_title(title)
     ax.legend(loc="upper left")
     plt.setp(ax.get_xticklabels(), rotation=0)
+    return fig
+
+
+def plot_noise_bound(levels, observed, bound, *, xlabel: str = "noise standard deviation",
+                     ylabel: str = r"$\|p(\Theta)-p(\Theta^\star)\|_F^2$", title: str | None = None):
+    """Squared distance to the teacher against the label-noise level, with its bound (Lemma E.2).
+
+    Parameters
+    ----------
+    levels : array_like of shape (K,)
+        Noise levels (the x-axis).
+    observed, bound : array_like of shape (K,) or (K, R)
+        Observed squared distances and their bounds, one column per run.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    levels = np.asarray(levels, dtype=float)
+    observed = np.asarray(observed, dtype=float).reshape(levels.size, -1)
+    bound = np.asarray(bound, dtype=float).reshape(levels.size, -1)
+    fig, axes = subplots(1, 1, width=4.6, height=3.4, constrained_layout=True)
+    ax = axes[0, 0]
+    for r in range(observed.shape[1]):
+        ax.loglog(levels, np.maximum(observed[:, r], 1e-300), "o", ms=3, color=COLORS[0], alpha=0.7,
+                  label="observed" if r == 0 else None)
+        ax.loglog(levels, bound[:, r], "s--", ms=3, lw=1, color=COLORS[1], alpha=0.7,
+                  label="bound" if r == 0 else None)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    ax.legend(loc="upper left")
     return fig

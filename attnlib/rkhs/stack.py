@@ -1,0 +1,249 @@
+"""Stacks of causal linear-attention layers, with optional MLP sublayers, trained by Adam (the layers arm of Fig. 1).
+
+Layer l reads the residual stream H_l (rows are tokens) and adds to it:
+
+    H_l' = H_l + sum_i causal(H_l Theta_i H_l^T) H_l W_i          (attention)
+    H_{l+1} = H_l' + relu(H_l' P) Q                              (MLP, if ``mlp``)
+
+and the prediction is what the layers add, ``H_L - X``. With one layer and no
+MLP this is exactly :func:`attnlib.attention` with ``kind="linear", causal=True``,
+so the heads arm and the layers arm fit the same targets with the same loss.
+Gradients are written out by hand (the backward rule of each sublayer next to
+its forward rule); :func:`stack_loss_and_gradient` exposes them for tests.
+No layer norm: a "Transformer-style" stack here means attention plus MLP
+sublayers on a residual stream, at reduced scale.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import check_positive_int
+
+__all__ = ["Stack", "StackRun", "init_stack", "stack_forward", "stack_loss_and_gradient", "train_stack"]
+
+
+@dataclass(frozen=True, eq=False)
+class Stack:
+    """Parameters of a stack: per layer, attention matrices and projections, and MLP weights.
+
+    Attributes
+    ----------
+    Theta, W : list of ndarray of shape (m, d, d)
+        One entry per layer.
+    P, Q : list of ndarray of shape (d, h) and (h, d), or empty lists
+        MLP weights per layer (empty without MLP sublayers).
+    """
+
+    Theta: list
+    W: list
+    P: list
+    Q: list
+
+    @property
+    def layers(self) -> int:
+        return len(self.Theta)
+
+    def params(self) -> list:
+        return [*self.Theta, *self.W, *self.P, *self.Q]
+
+    def __repr__(self) -> str:
+        m, d = self.Theta[0].shape[:2]
+        return f"Stack(layers={self.layers}, heads={m}, d={d}, mlp={bool(self.P)})"
+
+
+def init_stack(d: int, *, layers: int = 2, heads: int = 1, mlp: bool = False, hidden: int | None = None,
+               scale: float = 1.0, rng=None) -> Stack:
+    """A random stack: Gaussian entries of variance scale^2 / d (attention) and 1 / fan-in (MLP).
+
+    Examples
+    --------
+    >>> from attnlib.rkhs.stack import init_stack
+    >>> init_stack(3, layers=2, heads=2, mlp=True, rng=0)
+    Stack(layers=2, heads=2, d=3, mlp=True)
+    """
+    rng = np.random.default_rng(rng)
+    d, layers, heads = check_positive_int("d", d), check_positive_int("layers", layers), check_positive_int("heads", heads)
+    h = 4 * d if hidden is None else check_positive_int("hidden", hidden)
+    s = scale / np.sqrt(d)
+    Theta = [s * rng.standard_normal((heads, d, d)) for _ in range(layers)]
+    W = [s * rng.standard_normal((heads, d, d)) for _ in range(layers)]
+    P = [rng.standard_normal((d, h)) / np.sqrt(d) for _ in range(layers)] if mlp else []
+    Q = [rng.standard_normal((h, d)) / np.sqrt(h) for _ in range(layers)] if mlp else []
+    return Stack(Theta, W, P, Q)
+
+
+def _attention(H, Theta, W, mask):
+    S = np.einsum("Bad,mde,Bbe->Bmab", H, Theta, H, optimize=True) * mask            # (B, m, n, n) causal scores
+    HW = np.einsum("Bbd,mde->Bmbe", H, W, optimize=True)                             # (B, m, n, d)
+    return np.einsum("Bmab,Bmbe->Bae", S, HW, optimize=True), S, HW
+
+
+def stack_forward(stack: Stack, X):
+    """The prediction ``H_L - X`` at every token, shape (N, n, d).
+
+    Examples
+    --------
+    >>> from attnlib import attention, gaussian_inputs, random_heads
+    >>> from attnlib.rkhs.stack import Stack, stack_forward
+    >>> heads = random_heads(2, 3, rng=0)
+    >>> X = gaussian_inputs(4, 5, 3, rng=1)
+    >>> one = Stack([heads.Theta], [heads.W], [], [])
+    >>> bool(np.allclose(stack_forward(one, X), attention(X, heads, kind="linear", causal=True)))
+    True
+    """
+    X = np.asarray(X, dtype=float)
+    return _forward(stack, X)[0] - X
+
+
+def _forward(stack: Stack, X):
+    n = X.shape[1]
+    mask = np.tril(np.ones((n, n)))
+    H, cache = X, []
+    for layer in range(stack.layers):
+        A, S, HW = _attention(H, stack.Theta[layer], stack.W[layer], mask)
+        H1 = H + A
+        entry = {"H": H, "S": S, "HW": HW, "H1": H1}
+        if stack.P:
+            Z = H1 @ stack.P[layer]                                    # (B, n, h)
+            entry["Z"] = Z
+            H1 = H1 + np.maximum(Z, 0.0) @ stack.Q[layer]
+        cache.append(entry)
+        H = H1
+    return H, cache, mask
+
+
+def stack_loss_and_gradient(stack: Stack, X, Y):
+    """Mean squared error of the stack on targets at every token, and its gradient.
+
+    Returns
+    -------
+    loss : float
+    grads : Stack
+        Gradients, in the same layout as the parameters.
+
+    Examples
+    --------
+    >>> from attnlib.rkhs.stack import init_stack, stack_loss_and_gradient
+    >>> stack = init_stack(2, layers=2, mlp=True, rng=0)
+    >>> X = np.random.default_rng(1).standard_normal((3, 4, 2))
+    >>> loss, grads = stack_loss_and_gradient(stack, X, np.zeros_like(X))
+    >>> [g.shape for g in grads.params()][:2]
+    [(1, 2, 2), (1, 2, 2)]
+    """
+    X = np.asarray(X, dtype=float)
+    H, cache, mask = _forward(stack, X)
+    R = H - X - Y
+    loss = float(np.mean(R**2))
+    dH = 2.0 * R / R.size
+    gT, gW, gP, gQ = [None] * stack.layers, [None] * stack.layers, [None] * stack.layers, [None] * stack.layers
+    for layer in reversed(range(stack.layers)):
+        c = cache[layer]
+        if stack.P:                                                    # MLP: H_out = H1 + relu(H1 P) Q
+            Z, H1 = c["Z"], c["H1"]
+            act = np.maximum(Z, 0.0)
+            gQ[layer] = np.einsum("Bnh,Bnd->hd", act, dH, optimize=True)
+            dZ = (dH @ stack.Q[layer].T) * (Z > 0)
+            gP[layer] = np.einsum("Bnd,Bnh->dh", H1, dZ, optimize=True)
+            dH = dH + dZ @ stack.P[layer].T
+        # attention: H1 = H + sum_i S_i (H W_i), S_i = mask * (H Theta_i H^T)
+        Hl, S, HW = c["H"], c["S"], c["HW"]
+        Theta, W = stack.Theta[layer], stack.W[layer]
+        gW[layer] = np.einsum("Bmab,Bbd,Bae->mde", S, Hl, dH, optimize=True)         # (S_i H)^T dH, per head
+        dS = np.einsum("Bae,Bmbe->Bmab", dH, HW, optimize=True) * mask                # (B, m, n, n)
+        gT[layer] = np.einsum("Bad,Bmab,Bbe->mde", Hl, dS, Hl, optimize=True)
+        dHl = dH + np.einsum("Bmab,Bae,mde->Bbd", S, dH, W, optimize=True)           # through H W_i
+        dHl = dHl + np.einsum("Bmab,Bbe,mde->Bad", dS, Hl, Theta, optimize=True)      # through the query side of S_i
+        dHl = dHl + np.einsum("Bmab,Bad,mde->Bbe", dS, Hl, Theta, optimize=True)      # through the key side of S_i
+        dH = dHl
+    return loss, Stack(gT, gW, gP if stack.P else [], gQ if stack.P else [])
+
+
+@dataclass(frozen=True, eq=False)
+class StackRun:
+    """What :func:`train_stack` returns.
+
+    Attributes
+    ----------
+    stack : Stack
+    loss, val_loss : ndarray of shape (epochs + 1,)
+        Training and validation MSE before training and after every epoch.
+    seconds : float
+    """
+
+    stack: Stack
+    loss: np.ndarray
+    val_loss: np.ndarray
+    seconds: float
+
+
+def train_stack(X, Y, *, layers: int = 2, heads: int = 1, mlp: bool = False, epochs: int = 100,
+                lr: float = 1e-2, batch_size: int = 64, X_val=None, Y_val=None, rng=None) -> StackRun:
+    """Fit a stack to targets at every token by Adam with a cosine schedule (as :func:`attnlib.train`).
+
+    Parameters
+    ----------
+    X, Y : array_like of shape (N, n, d)
+        Inputs and causal targets at every token.
+    layers, heads, mlp
+        Architecture (:func:`init_stack`).
+    epochs, lr, batch_size
+        Adam (beta1 = 0.9, beta2 = 0.999, eps = 1e-8), step decayed to 0 by a cosine.
+    X_val, Y_val : array_like, optional
+        Validation set (default: the training set).
+    rng : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    StackRun
+
+    Examples
+    --------
+    >>> from attnlib import attention, gaussian_inputs, random_heads
+    >>> from attnlib.rkhs.stack import train_stack
+    >>> X = gaussian_inputs(64, 4, 2, rng=0) / 2
+    >>> Y = attention(X, random_heads(1, 2, rng=1), kind="linear", causal=True)
+    >>> run = train_stack(X, Y, layers=2, epochs=30, rng=2)
+    >>> bool(run.loss[-1] < run.loss[0])
+    True
+    """
+    rng = np.random.default_rng(rng)
+    X = np.asarray(X, dtype=float)
+    Y = np.asarray(Y, dtype=float)
+    if X.ndim != 3 or Y.shape != X.shape:
+        raise ValueError(f"X and Y must have the same shape (N, n, d); received {X.shape} and {Y.shape}")
+    epochs, batch_size = check_positive_int("epochs", epochs), check_positive_int("batch_size", batch_size)
+    X_val = X if X_val is None else np.asarray(X_val, dtype=float)
+    Y_val = Y if Y_val is None else np.asarray(Y_val, dtype=float)
+    start = time.perf_counter()
+    stack = init_stack(X.shape[-1], layers=layers, heads=heads, mlp=mlp, rng=rng)
+    params = stack.params()
+    m1 = [np.zeros_like(p) for p in params]
+    m2 = [np.zeros_like(p) for p in params]
+    N = len(X)
+    steps_per_epoch = -(-N // batch_size)
+    total, t = epochs * steps_per_epoch, 0
+
+    def mse(Xs, Ys):
+        return float(np.mean((stack_forward(stack, Xs) - Ys) ** 2))
+
+    loss, val = [mse(X, Y)], [mse(X_val, Y_val)]
+    for _ in range(epochs):
+        order = rng.permutation(N)
+        for b in range(steps_per_epoch):
+            idx = order[b * batch_size:(b + 1) * batch_size]
+            _, grads = stack_loss_and_gradient(stack, X[idx], Y[idx])
+            t += 1
+            step = lr * 0.5 * (1.0 + np.cos(np.pi * (t - 1) / total))
+            for p, g, a, v in zip(params, grads.params(), m1, m2, strict=True):
+                a *= 0.9
+                a += 0.1 * g
+                v *= 0.999
+                v += 0.001 * g * g
+                p -= step * (a / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)
+        loss.append(mse(X, Y))
+        val.append(mse(X_val, Y_val))
+    return StackRun(stack, np.array(loss), np.array(val), time.perf_counter() - start)
