@@ -15,7 +15,7 @@ import itertools
 import numpy as np
 
 from .._linalg import lstsq
-from .._validation import as_float_array, check_positive_int
+from .._validation import as_float_array, check_positive_int, check_rng
 from ..attention import forward
 from ..heads import Heads
 from ._common import check_data, check_m
@@ -165,7 +165,7 @@ def net_candidates(span: Span, m: int, *, radius: float = 1.5, steps: int = 9, b
     -------
     ndarray of shape (T, m, d, d)
     """
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     m = check_m(m)
     basis = span.basis
     grid = np.linspace(-radius, radius, check_positive_int("steps", steps))

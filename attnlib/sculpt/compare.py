@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_positive_float, check_positive_int
+from .._validation import check_positive_float, check_positive_int, check_rng
 from ..attention import attention
 from ..heads import Heads
 from ..inputs import boolean_inputs
@@ -126,7 +126,7 @@ def compare_methods(X, Y, m: int, X_test, Y_test, *, methods=METHODS, restarts: 
     single start succeeds, and the fraction of instances with a small test
     error is the success rate with restarts.
     """
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     X, Y = check_data(X, Y)
     m = check_m(m)
     restarts = check_positive_int("restarts", restarts)
@@ -205,7 +205,7 @@ def sweep(scales, sizes, *, seeds: int = 3, m: int = 2, d: int = 4, n: int = 3, 
     -------
     SweepResult
     """
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     seeds = check_positive_int("seeds", seeds)
     shape = (len(scales), len(sizes), seeds)
     errors = {k: np.full(shape, np.nan) for k in methods}

@@ -15,6 +15,7 @@ from .proxy import slice_curve
 from .single_head import learn_single_head
 from .span import span_alignment
 from .sum_w import crude_sum_W
+from .._validation import check_rng
 
 
 def relative(a, b) -> float:
@@ -126,7 +127,7 @@ def slice_threshold_data(scale: float, shared: float, *, d: int = 4, n: int = 3,
     crude : float
         Relative error of the crude estimate on the same data.
     """
-    g = np.random.default_rng(rng)
+    g = check_rng(rng)
     quantiles = np.geomspace(0.003, 0.5, 10) if quantiles is None else np.asarray(quantiles, dtype=float)
     heads = planted_instance(2, d, scale=scale, shared=shared, check=False, rng=g)
     X = boolean_inputs(N, n, d, rng=g)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_positive_int
+from .._validation import check_positive_int, check_rng
 from ..attention import forward as _forward
 from ..heads import Heads, random_heads
 from ..training import loss_and_gradient_arrays as _loss_grad
@@ -153,7 +153,7 @@ def polish_from_random(X, Y, m: int, *, restarts: int = 1, init_scale: float = 1
     info : RestartInfo
         ``residual``, ``restarts`` (runs made), ``seconds`` (total).
     """
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     X, Y = check_data(X, Y, boolean=False)
     m = check_m(m)
     restarts = check_positive_int("restarts", restarts)
@@ -193,7 +193,7 @@ def lbfgs_restarts(X, Y, m: int, *, restarts: int = 5, init_scale: float = 1.0, 
     """
     from scipy.optimize import minimize
 
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     X, Y = check_data(X, Y, boolean=False)
     X, Y = X[:max_examples], Y[:max_examples]
     m = check_m(m)

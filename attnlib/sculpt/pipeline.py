@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from .._deprecated import renamed
-from .._validation import check_positive_float, check_positive_int
+from .._validation import check_positive_float, check_positive_int, check_rng
 from ..heads import Heads
 from ._common import ItemAccess, SculptError, check_data, check_m
 from .body import Body, prune, sculpt_body
@@ -270,7 +270,7 @@ def learn(X, Y, m: int, *, rng=None, polish: bool = True, tol: float = 1e-3, sta
     >>> result.heads, bool(result.report.residual < 1e-3), result.report.starts
     (Heads(m=2, d=4), True, 1)
     """
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     X, Y = check_data(X, Y)
     m = check_m(m)
     tol = check_positive_float("tol", tol)

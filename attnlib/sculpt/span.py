@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_float_array, check_positive_float, check_positive_int
+from .._validation import as_float_array, check_positive_float, check_positive_int, check_rng
 from ._common import SculptError, check_data, check_m, check_matrix, distinct_from, gap_features, gather_tokens
 from .body import Body, support
 from .proxy import proxy_margins
@@ -104,7 +104,7 @@ def face_span(body: Body, proxy, m: int, *, eps: float = 0.2, directions: int | 
     >>> face_span(body, min_norm_proxy(body), 2, rng=2).basis.shape
     (2, 4, 4)
     """
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     m = check_m(m)
     d = body.d
     P = check_matrix("proxy", proxy, d)
@@ -198,7 +198,7 @@ def random_span(proxy, m: int, *, rng=None) -> Span:
     >>> random_span(np.eye(3), 2, rng=0).basis.shape
     (2, 3, 3)
     """
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     m = check_m(m)
     P = check_matrix("proxy", proxy)
     d = P.shape[0]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_float_array, check_positive_int
+from .._validation import as_float_array, check_positive_int, check_rng
 from ..heads import Heads, as_heads
 
 # --- the automaton -------------------------------------------------------------
@@ -110,7 +110,7 @@ def random_dfa(n_states: int, n_symbols: int, *, rng=None) -> DFA:
     >>> random_dfa(4, 3, rng=0).delta.shape
     (4, 3)
     """
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     S = check_positive_int("n_states", n_states)
     A = check_positive_int("n_symbols", n_symbols)
     return DFA(rng.integers(0, S, size=(S, A)), 0, rng.random(S) < 0.5)
@@ -128,7 +128,7 @@ def random_words(N: int, length: int, n_symbols: int, *, rng=None) -> np.ndarray
     >>> random_words(5, 7, 2, rng=0).shape
     (5, 7)
     """
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     N = check_positive_int("N", N)
     length = check_positive_int("length", length)
     A = check_positive_int("n_symbols", n_symbols)

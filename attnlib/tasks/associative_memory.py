@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._deprecated import moved_names
-from .._validation import check_positive_int
+from .._validation import check_positive_int, check_rng
 from ..attention import attention
 from ..heads import Heads
 
@@ -123,7 +123,7 @@ def sample_memories(N: int, m: int, *, orthogonal_share: float = 0.0, unit_norm:
     >>> data, data.X.shape, data.Y.shape
     (Memories(N=100, m=2, orthogonal_share=0.5), (100, 3, 4), (100, 4))
     """
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     N, m = check_positive_int("N", N), check_positive_int("m", m)
     share = float(orthogonal_share)
     if not 0.0 <= share <= 1.0:

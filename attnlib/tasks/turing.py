@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_positive_int
+from .._validation import check_positive_int, check_rng
 from ..heads import Heads
 from ._programs import Layout, Op, copy, if_then, instruction, lookup, round_token, run_program
 
@@ -137,7 +137,7 @@ def random_machine(n_states: int, n_symbols: int, *, rng=None) -> TuringMachine:
     >>> random_machine(3, 2, rng=0).halting
     []
     """
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     Q = check_positive_int("n_states", n_states)
     A = check_positive_int("n_symbols", n_symbols)
     delta = {(q, a): (int(rng.integers(Q)), int(rng.integers(A)), int(rng.integers(2))) for q in range(Q)
