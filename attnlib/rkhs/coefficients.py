@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_float_array, check_positive_int
+from .._validation import as_float_array, check_positive_int, check_tolerance
 from ..heads import Heads, as_heads
 from . import _normal_equations as _ne
 from .features import n_features
@@ -125,19 +125,23 @@ def heads_from_coef(coef, *, max_heads: int | None = None, rtol: float | None = 
     (True, True)
     """
     M = coefficient_matrix(coef)
+    if rtol is not None:
+        rtol = check_tolerance("rtol", rtol)
+    if max_heads is not None:
+        max_heads = check_positive_int("max_heads", max_heads)
     d = int(round(np.sqrt(M.shape[0])))
     U, s, Vt = np.linalg.svd(M)
     tol = (d * d * np.finfo(float).eps if rtol is None else rtol) * s[0]
     keep = max(int(np.sum(s > tol)), 1)
     if max_heads is not None:
-        keep = min(keep, check_positive_int("max_heads", max_heads))
+        keep = min(keep, max_heads)
     root = np.sqrt(s[:keep])
     Theta = (U[:, :keep] * root).T.reshape(keep, d, d)
     W = (Vt[:keep].T * root).T.reshape(keep, d, d)
     return Heads(Theta, W)
 
 
-def as_coef(p) -> np.ndarray:
+def as_coef(p, *, name: str = "coefficients") -> np.ndarray:
     """The coefficients (psi, d) of a layer given as Heads, a ``LinearFit`` or an array.
 
     Examples
@@ -150,10 +154,10 @@ def as_coef(p) -> np.ndarray:
         return parameter_map(p)
     if hasattr(p, "coef") and hasattr(p, "predict"):  # a LinearFit
         return p.coef
-    coef = as_float_array("coefficients", p)
+    coef = as_float_array(name, p)
     if coef.ndim != 2:
         raise ValueError(
-            f"coefficients must be Heads, a LinearFit or an array of shape (psi, d); received shape {coef.shape}"
+            f"{name} must be Heads, a LinearFit or an array of shape (psi, d); received shape {coef.shape}"
         )
     return coef
 

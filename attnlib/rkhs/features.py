@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_flag
 from . import _normal_equations as _ne
 
 n_features = _ne.n_features
@@ -48,10 +49,16 @@ def cubic_features(X, *, causal: bool = False):
     ((5, 18), (5, 7, 18))
     """
     seqs = _ne.as_sequences(X)
+    causal = check_flag("causal", causal)
     mode = "causal" if causal else "last"
     psi = n_features(seqs.d)
     _ne.check_memory("cubic_features", 8 * seqs.rows(mode) * psi + 8 * _ne._CHUNK_FLOATS, seqs.d)
-    return _ne.map_rows(seqs, mode, _ne.features, psi)
+    with np.errstate(over="ignore", invalid="ignore"):
+        Phi = _ne.map_rows(seqs, mode, _ne.features, psi)
+    if not all(np.isfinite(p).all() for p in (Phi if isinstance(Phi, list) else [Phi])):
+        raise ValueError("the cubic features of X overflow float64: the entries of X are too large for products "
+                         "of three of them; rescale X")
+    return Phi
 
 
 def kernel(X, X2):

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_positive_int
+from .._validation import check_flag, check_positive_int
 from ..heads import Heads
 from . import _normal_equations as _ne
 from .coefficients import as_coef, heads_from_coef
@@ -114,21 +114,24 @@ def fit_linear_attention(X, Y, *, causal: bool = False, steps: int | None = None
     if seqs.single:
         raise ValueError("X must be a batch of shape (N, n, d) or a list of sequences; received one sequence")
     kind, targets = _ne.as_targets(Y, seqs)
+    causal = check_flag("causal", causal)
     mode = "last" if kind == "last" else ("causal" if causal else "all")
     d = seqs.d
     psi = n_features(d)
     _ne.check_memory("fit_linear_attention", _ne.solve_memory(d, d), d)
     c0 = None
     if start is not None:
-        c0 = as_coef(start)
+        c0 = as_coef(start, name="start")
         if c0.shape != (psi, d):
             raise ValueError(f"start must have coefficients of shape ({psi}, {d}); received shape {c0.shape}")
 
     # Algorithm 1: least squares on the cubic features (streamed; phi is never stored whole) ...
+    if steps is not None:
+        steps = check_positive_int("steps", steps)
     if steps is None:
         solution = _ne.solve(seqs, mode, targets, start=c0)
     else:
-        solution = _ne.gradient_descent(seqs, mode, targets, check_positive_int("steps", steps), c0)
+        solution = _ne.gradient_descent(seqs, mode, targets, steps, c0)
     # ... then the SVD of the coefficients gives back at most d^2 heads
     return LinearFit(heads_from_coef(solution.coef), solution.coef, solution.loss, mode, solution.solver,
                      solution.rank)
