@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from .._deprecated import renamed
-from .._validation import check_positive_float, check_positive_int, check_rng
+from .._validation import check_choice, check_flag, check_positive_float, check_positive_int, check_rng
 from ..heads import Heads
 from ._common import ItemAccess, SculptError, check_data, check_m
 from .body import Body, prune, sculpt_body
@@ -160,6 +160,10 @@ def carve(X, Y, *, rounds: int = 2, delta: float = 0.05, quantile: float = 0.05)
     """
     X, Y = check_data(X, Y)
     rounds = check_positive_int("rounds", rounds)
+    delta = check_positive_float("delta", delta)
+    quantile = check_positive_float("quantile", quantile)
+    if quantile > 1:
+        raise ValueError(f"quantile must be in (0, 1]; received {quantile}")
     out: dict = {"seconds": {}}
     clock = time.perf_counter()
     S, info = estimate_sum_W(X, Y)
@@ -270,13 +274,13 @@ def learn(X, Y, m: int, *, rng=None, polish: bool = True, tol: float = 1e-3, sta
     >>> result.heads, bool(result.report.residual < 1e-3), result.report.starts
     (Heads(m=2, d=4), True, 1)
     """
-    rng = check_rng(rng)
     X, Y = check_data(X, Y)
-    m = check_m(m)
+    m = check_m(m, X.shape[-1])
+    polish = check_flag("polish", polish)
     tol = check_positive_float("tol", tol)
     starts = check_positive_int("starts", starts)
-    if span not in SPAN_METHODS:
-        raise ValueError(f"span must be one of {SPAN_METHODS}; received {span!r}")
+    check_choice("span", span, SPAN_METHODS)
+    rng = check_rng(rng)
     report: dict = {"seconds": {}}
     clock = time.perf_counter()
 
