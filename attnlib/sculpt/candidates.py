@@ -18,7 +18,7 @@ from .._linalg import lstsq
 from .._validation import as_float_array, check_positive_int, check_rng
 from ..attention import forward
 from ..heads import Heads
-from ._common import check_data, check_m
+from ._common import check_data, check_m, check_nonzero_labels
 from .body import Body, support
 from .span import Span
 
@@ -54,6 +54,7 @@ def fit_W(X, Y, Theta) -> tuple[np.ndarray, float]:
     True
     """
     X, Y = check_data(X, Y, boolean=False)
+    check_nonzero_labels("Y", Y)
     Theta = as_float_array("Theta", Theta)
     if Theta.ndim == 2:
         Theta = Theta[None]

@@ -17,7 +17,7 @@ from ..attention import attention
 from ..heads import Heads
 from ..inputs import boolean_inputs
 from ..training import train
-from ._common import ItemAccess, SculptError, check_data, check_heads, check_m
+from ._common import ItemAccess, SculptError, check_data, check_heads, check_m, check_nonzero_labels
 from .instances import planted_instance
 from .local import lbfgs_restarts, polish_from_random
 from .pipeline import SculptReport, learn
@@ -84,6 +84,7 @@ def relative_test_error(heads: Heads, X_test, Y_test) -> float:
     """
     heads = check_heads(heads)
     X_test, Y_test = check_data(X_test, Y_test, boolean=False, d=heads.d)
+    check_nonzero_labels("Y_test", Y_test)
     return float(np.linalg.norm(attention(X_test, heads) - Y_test) / np.linalg.norm(Y_test))
 
 

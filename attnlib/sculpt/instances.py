@@ -158,7 +158,14 @@ def measure_conditions(
     True
     """
     heads = check_heads(heads)
+    if not isinstance(norm_window, (tuple, list)) or len(norm_window) != 2:
+        raise ValueError(f"norm_window must be a pair (low, high) of positive numbers; received {norm_window!r}")
     lo, hi = (check_positive_float("norm_window", v) for v in norm_window)
+    if lo >= hi:
+        raise ValueError(f"norm_window must be a pair (low, high) with low < high; received {norm_window!r}")
+    for name, value in (("max_sum_W_condition", max_sum_W_condition), ("min_norm_ratio", min_norm_ratio),
+                        ("min_separation", min_separation), ("max_gram_condition", max_gram_condition)):
+        check_positive_float(name, value)
     S = heads.W.sum(axis=0)
     sum_cond = float(np.linalg.cond(S))
     norms = np.linalg.norm(heads.Theta, axis=(1, 2))

@@ -17,7 +17,7 @@ from .._validation import check_positive_int, check_rng
 from ..attention import forward as _forward
 from ..heads import Heads, random_heads
 from ..training import loss_and_gradient_arrays as _loss_grad
-from ._common import ItemAccess, check_data, check_heads, check_m
+from ._common import ItemAccess, check_data, check_heads, check_m, check_nonzero_labels
 
 
 @dataclass(frozen=True)
@@ -118,6 +118,9 @@ def polish(X, Y, heads: Heads, *, max_examples: int | None = None, max_nfev: int
     heads = check_heads(heads, X.shape[-1])
     m, d = heads.m, heads.d
     N, n, _ = X.shape
+    if max_examples is not None:
+        max_examples = check_positive_int("max_examples", max_examples)
+    check_nonzero_labels("Y", Y[: max_examples or N])
     if max_examples is None:
         max_examples = max(200, -(-30 * 2 * m * d * d // (n * d)))
     max_examples = check_positive_int("max_examples", max_examples)

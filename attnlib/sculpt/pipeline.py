@@ -17,7 +17,7 @@ from .local import PolishInfo
 from .local import polish as _polish
 from .proxy import min_norm_proxy, refine_sum_W
 from .span import Span, face_span, random_span, spectral_span
-from .sum_w import atom_score, estimate_sum_W
+from .sum_w import _atom_score, atom_score, estimate_sum_W
 
 SPAN_METHODS = ("face", "spectral", "random")
 
@@ -183,7 +183,7 @@ sculpt = renamed("sculpt", carve)
 
 
 def _sculpt_rounds(X, Y, S, out, rounds, delta, quantile):
-    score = atom_score(X, Y, S)
+    score = _atom_score(X, Y, S)
     S_slice, info3 = None, None
     dropped_per_round = []
     for _ in range(rounds):
@@ -193,7 +193,7 @@ def _sculpt_rounds(X, Y, S, out, rounds, delta, quantile):
         out["dropped"] = tuple(dropped_per_round)
         proxy = min_norm_proxy(body)
         S_slice, info3 = refine_sum_W(X, Y, proxy, quantile=quantile)
-        slice_score = atom_score(X, Y, S_slice)
+        slice_score = _atom_score(X, Y, S_slice)
         if slice_score <= score:
             S, score = S_slice, slice_score
     body, dropped = prune(sculpt_body(X, Y, S, delta=max(delta, 3.0 * score)))
