@@ -192,16 +192,18 @@ def check_targets(X, Y, d: int | None = None):
     )
 
 
-def check_cube_data(X, Y, *, boolean: bool = True, d: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def check_cube_data(X, Y, *, boolean: bool = True, d: int | None = None,
+                    names: tuple[str, str] = ("X", "Y")) -> tuple[np.ndarray, np.ndarray]:
     """Validate a batch X (N, n, d) on the hypercube (unless ``boolean=False``) and targets Y of the same shape."""
-    X, single = check_sequences(X, d=d)
+    x_name, y_name = names
+    X, single = check_sequences(X, d=d, name=x_name)
     if single:
-        raise ValueError(f"X must be a batch of shape (N, n, d); received one sequence of shape {X.shape[1:]}")
+        raise ValueError(f"{x_name} must be a batch of shape (N, n, d); received one sequence of shape {X.shape[1:]}")
     if boolean:
-        check_boolean("X", X)
-    Y = as_float_array("Y", Y)
+        check_boolean(x_name, X)
+    Y = as_float_array(y_name, Y)
     if Y.shape != X.shape:
         raise ValueError(
-            f"Y must hold the layer's output at every position, shape {X.shape} like X; received shape {Y.shape}"
+            f"{y_name} must hold the layer's output at every position, shape {X.shape} like X; received shape {Y.shape}"
         )
     return X, Y

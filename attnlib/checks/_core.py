@@ -169,7 +169,7 @@ def run_check(check: str, fn: Callable, cases: Sequence[Case], arg_names: Sequen
     a function that loops forever fails the check instead of hanging it.
     """
     if not callable(fn):
-        raise TypeError(f"{check} takes your function; received {type(fn).__name__}")
+        raise TypeError(f"{check} takes your function fn; received {type(fn).__name__}")
     timeout = CASE_TIMEOUT if timeout is None else timeout
     for case in cases:
         inputs = describe(case.args, arg_names)

@@ -83,7 +83,7 @@ def relative_test_error(heads: Heads, X_test, Y_test) -> float:
     0.0
     """
     heads = check_heads(heads)
-    X_test, Y_test = check_data(X_test, Y_test, boolean=False, d=heads.d)
+    X_test, Y_test = check_data(X_test, Y_test, boolean=False, d=heads.d, names=("X_test", "Y_test"))
     check_nonzero_labels("Y_test", Y_test)
     return float(np.linalg.norm(attention(X_test, heads) - Y_test) / np.linalg.norm(Y_test))
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_positive_int, check_rng
+from .._validation import check_positive_float, check_positive_int, check_rng, check_sequences
 from ..attention import forward as _forward
 from ..heads import Heads, random_heads
 from ..training import loss_and_gradient_arrays as _loss_grad
@@ -69,6 +69,9 @@ def residual_jacobian(X, Theta, W) -> np.ndarray:
     >>> residual_jacobian(boolean_inputs(5, 4, 3, rng=1), heads.Theta, heads.W).shape
     (60, 36)
     """
+    X, _ = check_sequences(X)
+    heads = Heads(Theta, W)  # checks both: real, finite, (m, d, d) alike
+    Theta, W = heads.Theta, check_heads(heads, X.shape[-1]).W
     N, n, d = X.shape
     m = Theta.shape[0]
     _, A, AX = _forward(X, Theta, W, "softmax", False)  # A (N, m, n, n), AX (N, m, n, d)
@@ -156,10 +159,11 @@ def polish_from_random(X, Y, m: int, *, restarts: int = 1, init_scale: float = 1
     info : RestartInfo
         ``residual``, ``restarts`` (runs made), ``seconds`` (total).
     """
-    rng = check_rng(rng)
     X, Y = check_data(X, Y, boolean=False)
     m = check_m(m)
     restarts = check_positive_int("restarts", restarts)
+    init_scale = check_positive_float("init_scale", init_scale)
+    rng = check_rng(rng)
     best, best_info, total, runs = None, None, 0.0, 0
     for _ in range(restarts):
         runs += 1
