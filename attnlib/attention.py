@@ -61,7 +61,8 @@ def softmax(S, axis: int = -1) -> np.ndarray:
     top = np.max(S, axis=axis, keepdims=True)
     if np.isneginf(top).any():
         raise ValueError(f"softmax of a slice whose logits are all -inf is undefined (S has shape {S.shape})")
-    E = np.exp(S - top)
+    with np.errstate(over="ignore"):  # S - top may overflow to -inf: weight exactly 0, the right limit
+        E = np.exp(S - top)
     return E / E.sum(axis=axis, keepdims=True)
 
 

@@ -426,8 +426,10 @@ def test_singular_data_stay_singular_at_every_scale():
 
 @pytest.mark.parametrize("c", [1e60, 1e-60])
 def test_fit_handles_the_scales_the_certificate_handles(c):
-    fit = rkhs.fit_linear_attention(XL * c, YLL * c**3)
-    np.testing.assert_allclose(fit.predict(XL * c) / c**3, YLL, atol=1e-6)
+    with pytest.warns(RuntimeWarning, match="solved by a streamed QR"):
+        fit = rkhs.fit_linear_attention(XL * c, YLL)
+    assert np.isfinite(fit.coef).all() and np.isfinite(fit.train_loss)
+    np.testing.assert_allclose(fit.predict(XL * c), YLL, atol=1e-9)
 
 
 def test_dfa_leaves_the_callers_accepting_array_writable():
