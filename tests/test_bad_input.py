@@ -99,6 +99,10 @@ BAD = {
                 (-2, ValueError, "negative"), ("3", TypeError, "a string")],
     "index": [(2.5, TypeError, "a float"), (True, TypeError, "True"), (-1, ValueError, "negative"),
               ("3", TypeError, "a string"), (None, TypeError, "None"), (99, ValueError, "out of range")],
+    "count": [(2.5, TypeError, "a float"), (True, TypeError, "True"), (-1, ValueError, "negative"),
+              ("3", TypeError, "a string"), (None, TypeError, "None")],
+    "layer": [(None, TypeError, "None"), ("abc", TypeError, "a string"), ((np.eye(4), np.eye(4)), ValueError, "a pair"),
+              (np.eye(4), ValueError, "coefficients of another d"), (np.eye(4) + 1j, TypeError, "complex")],
     "rng": [("abc", TypeError, "a string"), (-1, ValueError, "a negative seed"), (1.5, TypeError, "a float"),
             (True, TypeError, "a bool"), ([1, 2], TypeError, "a list"), (object(), TypeError, "an object")],
     "tol": [(float("nan"), ValueError, "NaN"), (float("inf"), ValueError, "inf"), (0.0, ValueError, "zero"),
@@ -235,6 +239,47 @@ SPECS = [
     Spec(lower_bounds.gd_experiment, 4, 2, N=8, N_test=8, epochs=1, kinds={"d": "size", "s": "size", "N": "size",
                                                                           "epochs": "size", "lr": "tol",
                                                                           "schedule": "choice", "rng": "rng"}),
+    # more of every part: sizes, arrays and choices of the remaining public functions
+    Spec(rkhs.parameter_distance, H, H, kinds={"heads_a": "layer", "heads_b": "layer"}),
+    Spec(rkhs_exp.heads_vs_regression, 2, N=8, n=3, heads=(1,), epochs=1, n_val=4,
+         kinds={"d": "size", "N": "size", "n": "size", "seeds": "size", "epochs": "size", "lr": "tol",
+                "batch_size": "optsize", "n_val": "size", "rng": "rng"}),
+    Spec(rkhs_exp.identifiability_sweep, [0.5], N=64, steps=2, N_test=8,
+         kinds={"N": "size", "m": "size", "steps": "size", "N_test": "size", "rng": "rng"}),
+    Spec(automata.query_tokens, [0, 1], [1, 0], 2, 2, kinds={"n_states": "size", "n_symbols": "size"}),
+    Spec(automata.decode_states, np.zeros((2, 7)), 2, 2, kinds={"Y": "array", "n_states": "size",
+                                                                "n_symbols": "size"}),
+    Spec(automata.table_tokens, DFA, kinds={}),
+    Spec(turing.instruction, LAYOUT, [], kinds={"advance": "flag"}),
+    Spec(sculpt.constant_sum_W, XS, YS, kinds={"X": "array", "Y": "array"}),
+    Spec(sculpt.crude_sum_W, XS, YS, kinds={"X": "array", "Y": "array"}),
+    Spec(sculpt.constant_sequences, XS, kinds={"X": "array"}),
+    Spec(sculpt.proxy_margins, XS, proxy, kinds={"X": "array", "proxy": "array"}),
+    Spec(sculpt.certify, XS, YS, TEACHER.W.sum(0), kinds={"X": "array", "Y": "array", "sum_W": "array",
+                                                          "delta": "tol"}),
+    Spec(sculpt.learn_single_head, XS, attention(XS, TEACHER[0]), kinds={"X": "array", "Y": "array"}),
+    Spec(sculpt.refine_sum_W, XS, YS, proxy, kinds={"X": "array", "Y": "array", "proxy": "array",
+                                                    "quantile": "tol", "keep": "tol", "iterations": "size",
+                                                    "atoms": "flag"}),
+    Spec(sculpt.spectral_span, XS, YS, TEACHER.W.sum(0), proxy, 2,
+         kinds={"X": "array", "Y": "array", "sum_W": "array", "proxy": "array", "m": "size", "quantile": "tol"}),
+    Spec(sculpt.gap_feature_rank, 3, kinds={"d": "size", "rng": "rng"}),
+    Spec(sculpt.lbfgs_restarts, XS, YS, 2, maxiter=1, kinds={"m": "size", "restarts": "size", "init_scale": "tol",
+                                                             "tol": "tol", "maxiter": "size",
+                                                             "max_examples": "size", "rng": "rng"}),
+    Spec(sculpt.net_candidates, span, 2, kinds={"m": "size", "radius": "tol", "steps": "size", "budget": "size",
+                                                "rng": "rng"}),
+    Spec(sculpt.best_scale, XS, YS, TEACHER.Theta, kinds={"X": "array", "Y": "array", "Theta": "array",
+                                                          "max_examples": "size"}),
+    Spec(sculpt.compare_methods, XS, YS, 2, XS, YS, methods=("Adam",), adam_epochs=1,
+         kinds={"m": "size", "restarts": "size", "accept": "tol", "adam_epochs": "size", "adam_lr": "tol",
+                "rng": "rng"}),
+    Spec(lower_bounds.parity_coefficients, 2, kinds={"s": "size"}),
+    Spec(lower_bounds.alternating_sigmoid_sum, 2, np.ones(3), kinds={"s": "size", "betas": "array"}),
+    Spec(lower_bounds.monomial_features, np.ones((4, 3)), 2, kinds={"X": "array", "degree": "count"}),
+    Spec(lower_bounds.low_degree_regression, lower_bounds.boolean_cube(1, 3)[:, 0], np.ones(8), 1,
+         kinds={"X": "array", "y": "array", "degree": "count"}),
+    Spec(lower_bounds.fourier_spectrum, lambda X: X, n=1, d=2, kinds={"n": "size", "kind": "choice"}),
     # checkers: the learner's function must be callable
     *[Spec(getattr(checks, name), np.exp, kinds={"fn": "function"}) for name in checks.__all__
       if name.startswith("check_")],
@@ -285,7 +330,7 @@ def test_bad_argument_is_named(spec, param, value, exc):
 def test_table_size_and_categories():
     """At least as many cases as the issue's first pass (about 940), every kind represented."""
     kinds = {kind for spec in SPECS + _views() for kind in spec.kinds.values()}
-    assert kinds == {"array", "optarray", "intarray", "index", "flag", "size", "optsize", "rng", "tol", "opttol", "choice", "heads", "function"}
+    assert kinds == {"array", "optarray", "intarray", "index", "count", "layer", "flag", "size", "optsize", "rng", "tol", "opttol", "choice", "heads", "function"}
     assert len(TABLE) + len(REPRODUCERS) >= 940
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from .._deprecated import renamed
 from .._linalg import lstsq
-from .._validation import as_float_array, check_positive_int, check_sequences
+from .._validation import as_float_array, check_choice, check_positive_int, check_sequences
 from ..attention import attention
 from ..heads import Heads, as_heads
 
@@ -187,6 +187,8 @@ def fourier_spectrum(target, *, n: int = 2, d: int | None = None, position: int 
     >>> fourier_spectrum(uniform).weight_by_degree()[:3]
     array([0. , 0.5, 0. ])
     """
+    n = check_positive_int("n", n)
+    check_choice("kind", kind, ("softmax", "linear"))
     if isinstance(target, Heads):
         heads = as_heads(target)
         if d is not None and d != heads.d:

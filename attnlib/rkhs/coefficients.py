@@ -185,7 +185,8 @@ def parameter_distance(heads_a, heads_b) -> float:
     >>> round(parameter_distance(heads, swapped), 12)
     0.0
     """
-    a, b = as_coef(heads_a), as_coef(heads_b)
+    a, b = as_coef(heads_a, name="heads_a"), as_coef(heads_b, name="heads_b")
     if a.shape != b.shape:
-        raise ValueError(f"the two layers have coefficient shapes {a.shape} and {b.shape}; they need the same d")
+        raise ValueError(f"the two layers heads_a and heads_b have coefficient shapes {a.shape} and {b.shape}; "
+                         "they need the same d")
     return float(np.linalg.norm(a - b))

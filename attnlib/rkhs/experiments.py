@@ -121,8 +121,9 @@ def heads_vs_regression(d: int, *, N: int, n: int, heads=(1, 2, 4, 8), seeds: in
     -------
     HeadsRace
     """
-    rng = check_rng(rng)
     d, N, n = check_positive_int("d", d), check_positive_int("N", N), check_positive_int("n", n)
+    seeds, n_val = check_positive_int("seeds", seeds), check_positive_int("n_val", n_val)
+    rng = check_rng(rng)
     teacher = random_heads(1, d, rng=rng)
     X = gaussian_inputs(N, n, d, rng=rng) / np.sqrt(n)
     X_val = gaussian_inputs(n_val, n, d, rng=rng) / np.sqrt(n)
@@ -247,6 +248,7 @@ def identifiability_sweep(shares, *, N: int = 2**14, m: int = 2, steps: int = 10
     ([40, 36], True, True)
     """
     N_test = renamed_keyword("identifiability_sweep", "n_test", n_test, "N_test", N_test)
+    N, N_test = check_positive_int("N", N), check_positive_int("N_test", N_test)
     rng = check_rng(rng)
     shares = np.atleast_1d(np.asarray(shares, dtype=float))
     steps = check_positive_int("steps", steps)

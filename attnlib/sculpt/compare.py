@@ -132,6 +132,8 @@ def compare_methods(X, Y, m: int, X_test, Y_test, *, methods=METHODS, restarts: 
     m = check_m(m)
     restarts = check_positive_int("restarts", restarts)
     accept = check_positive_float("accept", accept)
+    adam_epochs = check_positive_int("adam_epochs", adam_epochs)
+    adam_lr = check_positive_float("adam_lr", adam_lr)
     unknown = set(methods) - set(METHODS)
     if unknown:
         raise ValueError(f"unknown methods {sorted(unknown)}; choose from {METHODS}")

@@ -200,11 +200,15 @@ def lbfgs_restarts(X, Y, m: int, *, restarts: int = 5, init_scale: float = 1.0, 
     """
     from scipy.optimize import minimize
 
-    rng = check_rng(rng)
     X, Y = check_data(X, Y, boolean=False)
-    X, Y = X[:max_examples], Y[:max_examples]
     m = check_m(m)
     restarts = check_positive_int("restarts", restarts)
+    max_examples = check_positive_int("max_examples", max_examples)
+    maxiter = check_positive_int("maxiter", maxiter)
+    init_scale = check_positive_float("init_scale", init_scale)
+    tol = check_positive_float("tol", tol)
+    rng = check_rng(rng)
+    X, Y = X[:max_examples], Y[:max_examples]
     d = X.shape[-1]
     scale = float(np.mean(Y**2))
 

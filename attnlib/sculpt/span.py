@@ -169,6 +169,9 @@ def spectral_span(X, Y, sum_W, proxy, m: int, *, quantile: float = 0.3) -> Span:
     X, Y = check_data(X, Y)
     N, n, d = X.shape
     m = check_m(m, d)
+    quantile = check_positive_float("quantile", quantile)
+    if quantile > 1:
+        raise ValueError(f"quantile must be in (0, 1]; received {quantile}")
     S = check_matrix("sum_W", sum_W, d)
     P = check_matrix("proxy", proxy, d)
     Pu = P.ravel() / np.linalg.norm(P)
