@@ -258,7 +258,8 @@ def _initial_heads(m, init, init_scale, d: int, shape, rng) -> Heads:
     if init is None:
         if m is None:
             raise ValueError("give the number of heads m, or a starting point init")
-        init = random_heads(check_positive_int("m", m), d, scale=check_positive_float("init_scale", init_scale), rng=rng)
+        scale = check_positive_float("init_scale", init_scale)
+        init = random_heads(check_positive_int("m", m), d, scale=scale, rng=rng)
     init = as_heads(init, name="init")
     if m is not None and check_positive_int("m", m) != init.m:
         raise ValueError(f"m={m} but init has {init.m} heads")

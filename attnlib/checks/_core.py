@@ -164,8 +164,8 @@ def run_check(check: str, fn: Callable, cases: Sequence[Case], arg_names: Sequen
     compute); it raises :class:`CheckFailure` itself for answers of the wrong
     kind. ``label`` names the compared output in messages, and ``order_hint``
     is added when the values are right but permuted along the last axis.
-    Each case may take at most ``timeout`` seconds (default :data:`CASE_TIMEOUT`,
-    read at call time; see :func:`call_with_timeout`);
+    Each case may take at most ``timeout`` seconds (default ``CASE_TIMEOUT``,
+    read at call time; see ``call_with_timeout``);
     a function that loops forever fails the check instead of hanging it.
     """
     if not callable(fn):

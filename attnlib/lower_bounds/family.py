@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_float_array, check_positive_int, check_sequences, check_rng
+from .._validation import as_float_array, check_positive_int, check_rng, check_sequences
 from ..heads import Heads
 
 __all__ = [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_rng
 from ..attention import attention
 from ..heads import Heads
 from ..inputs import boolean_inputs
@@ -15,7 +16,6 @@ from .proxy import slice_curve
 from .single_head import learn_single_head
 from .span import span_alignment
 from .sum_w import crude_sum_W
-from .._validation import check_rng
 
 
 def relative(a, b) -> float:

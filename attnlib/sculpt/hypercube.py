@@ -12,7 +12,7 @@ import itertools
 
 import numpy as np
 
-from .._validation import as_float_array, check_boolean, check_positive_int, check_sequences, check_rng
+from .._validation import as_float_array, check_boolean, check_positive_int, check_rng, check_sequences
 from ._common import check_matrix, gap_features
 
 _MAX_ENUMERATED_D = 16

@@ -17,7 +17,7 @@ from .local import PolishInfo
 from .local import polish as _polish
 from .proxy import min_norm_proxy, refine_sum_W
 from .span import Span, face_span, random_span, spectral_span
-from .sum_w import _atom_score, atom_score, estimate_sum_W
+from .sum_w import _atom_score, estimate_sum_W
 
 SPAN_METHODS = ("face", "spectral", "random")
 

@@ -98,7 +98,9 @@ class TuringMachine:
         Q = check_positive_int("n_states", self.n_states)
         A = check_positive_int("n_symbols", self.n_symbols)
         if not isinstance(self.delta, dict):
-            raise TypeError(f"delta must be a dict (q, a) -> (q_next, write, move); received {type(self.delta).__name__}")
+            raise TypeError(
+                f"delta must be a dict (q, a) -> (q_next, write, move); received {type(self.delta).__name__}"
+            )
         for key, value in self.delta.items():
             if not (_int_tuple(key, 2) and _int_tuple(value, 3)):
                 raise TypeError(

@@ -9,12 +9,12 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 
+from .._validation import check_rng
 from ..heads import random_heads
 from ..rkhs import n_features
 from ..rkhs.experiments import learning_curve
 from ..viz import rkhs as viz
 from ._core import interactive
-from .._validation import check_rng
 
 __all__ = ["head_spectrum_explorer", "identifiability_explorer", "sample_size_explorer"]
 
