@@ -719,3 +719,21 @@ size_like = st.one_of(st.floats(), st.booleans(), st.integers(max_value=0), st.t
 def test_bad_sizes_are_named(value):
     with pytest.raises((TypeError, ValueError), match="^d must be a positive integer"):
         random_heads(2, value)
+
+
+# ---------------------------------------------------------------------------
+# the reproducers under their old names (moved or renamed, warning once)
+# ---------------------------------------------------------------------------
+
+
+def test_old_names_raise_the_same_named_errors():
+    with pytest.warns(DeprecationWarning, match="measure_conditions"):
+        with pytest.raises(ValueError, match="norm_window must be a pair"):
+            sculpt.check_conditions(TEACHER, norm_window=(1,))
+    with pytest.warns(DeprecationWarning, match="carve"):
+        with pytest.raises(TypeError, match="delta must be a positive number"):
+            sculpt.sculpt(XS, YS, delta="big")
+    with warnings.catch_warnings():  # the module path warns on its first import only
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from attnlib import boolean_fourier
+    np.testing.assert_array_equal(boolean_fourier.walsh_hadamard(np.ones(4) * 1e308), [1e308, 0, 0, 0])
