@@ -475,10 +475,26 @@ def test_singular_data_stay_singular_at_every_scale():
 
 @pytest.mark.parametrize("c", [1e60, 1e-60])
 def test_fit_handles_the_scales_the_certificate_handles(c):
-    with pytest.warns(RuntimeWarning, match="solved by a streamed QR"):
-        fit = rkhs.fit_linear_attention(XL * c, YLL)
-    assert np.isfinite(fit.coef).all() and np.isfinite(fit.train_loss)
+    """The fit, too, divides X by a power of two: the same solver and loss as at scale 1."""
+    plain = rkhs.fit_linear_attention(XL, YLL)
+    fit = rkhs.fit_linear_attention(XL * c, YLL)
+    assert fit.solver == plain.solver and np.isfinite(fit.coef).all()
     np.testing.assert_allclose(fit.predict(XL * c), YLL, atol=1e-9)
+    np.testing.assert_allclose(fit.coef * c**3, plain.coef, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("c", [1e120, 1e-120])
+def test_fit_whose_coefficients_do_not_fit_in_float64_names_X(c):
+    with pytest.raises(ValueError, match=r"coefficients for data X of this size do not fit in float64"):
+        rkhs.fit_linear_attention(XL * c, YLL)
+
+
+def test_kernel_and_parameter_map_overflow_name_their_input():
+    with pytest.raises(ValueError, match="kernel of X and X2 overflows"):
+        rkhs.kernel(XL * 1e60, XL * 1e60)
+    big = attnlib.Heads(H.Theta * 1e200, H.W * 1e200)
+    with pytest.raises(ValueError, match="coefficients of heads overflow"):
+        rkhs.parameter_map(big)
 
 
 def test_dfa_leaves_the_callers_accepting_array_writable():

@@ -45,11 +45,16 @@ def parameter_map(heads: Heads) -> np.ndarray:
     """
     heads = as_heads(heads)
     d = heads.d
-    T = np.einsum("ilj,ika->jkla", heads.Theta, heads.W)  # T[j, k, l, a] = sum_i Theta_i[l, j] W_i[k, a]
+    with np.errstate(over="ignore", invalid="ignore"):
+        T = np.einsum("ilj,ika->jkla", heads.Theta, heads.W)  # T[j, k, l, a] = sum_i Theta_i[l, j] W_i[k, a]
     J, K = _ne.gram_pairs(d)
-    C = T[J, K] + T[K, J]  # (P, d, d) indexed (pair, l, a)
+    with np.errstate(over="ignore", invalid="ignore"):
+        C = T[J, K] + T[K, J]  # (P, d, d) indexed (pair, l, a)
     diag = J == K
     C[diag] = T[J[diag], J[diag]]
+    if not np.isfinite(C).all():
+        raise ValueError("the coefficients of heads overflow float64 (products of Theta and W entries); "
+                         "rescale the heads")
     return C.reshape(-1, d)
 
 

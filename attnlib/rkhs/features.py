@@ -99,9 +99,13 @@ def kernel(X, X2):
             x[idx] = X3[:, -1]
         return G.reshape(seqs.N, -1), np.diagonal(G, axis1=1, axis2=2), x
 
-    Ga, Da, xa = parts(a)
-    Gb, Db, xb = parts(b)
-    K = 0.5 * (Ga @ Gb.T + Da @ Db.T) * (xa @ xb.T)
+    with np.errstate(over="ignore", invalid="ignore"):
+        Ga, Da, xa = parts(a)
+        Gb, Db, xb = parts(b)
+        K = 0.5 * (Ga @ Gb.T + Da @ Db.T) * (xa @ xb.T)
+    if not np.isfinite(K).all():
+        raise ValueError("the kernel of X and X2 overflows float64: it is a polynomial of degree 6 in their "
+                         "entries; rescale X and X2")
     if a.single and b.single:
         return float(K[0, 0])
     return K[0] if a.single else K[:, 0] if b.single else K

@@ -159,3 +159,21 @@ def _power_of_two_scale(seqs) -> float:
     if big == 0.0 or 2.0**-16 <= big <= 2.0**16:
         return 1.0
     return float(np.ldexp(1.0, int(np.frexp(big)[1])))
+
+
+def _rescaled(seqs, scale: float):
+    """``seqs`` divided by ``scale`` (exact for a power of two)."""
+    return seqs if scale == 1.0 else replace(seqs, blocks=[(idx, arr / scale) for idx, arr in seqs.blocks])
+
+
+def _cube_scaled(coef: np.ndarray, scale: float, name: str) -> np.ndarray:
+    """``coef * scale**3`` exactly (a power of two), refusing a result that overflows or underflows."""
+    if scale == 1.0:
+        return coef
+    out = np.ldexp(coef, 3 * (int(np.frexp(scale)[1]) - 1))
+    if not np.isfinite(out).all() or np.any((out == 0) & (coef != 0)):
+        raise ValueError(
+            f"the coefficients for data {name} of this size do not fit in float64: the output is cubic in "
+            f"{name}, so they scale as 1 / {name}**3; rescale {name}"
+        )
+    return out
