@@ -95,7 +95,9 @@ def squared_loss(X, Y, heads: Heads, *, kind: str = "softmax", causal: bool = Fa
     check_choice("kind", kind, KINDS)
     causal = check_flag("causal", causal)
     X, Y, last = check_targets(X, Y, heads.d)
-    return loss_and_gradient_arrays(X, Y, last, heads.Theta, heads.W, kind, causal, need_grad=False)[0]
+    with np.errstate(over="ignore", invalid="ignore"):
+        loss = loss_and_gradient_arrays(X, Y, last, heads.Theta, heads.W, kind, causal, need_grad=False)[0]
+    return _representable(loss)
 
 
 def loss_and_gradient(X, Y, heads: Heads, *, kind: str = "softmax", causal: bool = False):
@@ -125,7 +127,10 @@ def loss_and_gradient(X, Y, heads: Heads, *, kind: str = "softmax", causal: bool
     check_choice("kind", kind, KINDS)
     causal = check_flag("causal", causal)
     X, Y, last = check_targets(X, Y, heads.d)
-    return loss_and_gradient_arrays(X, Y, last, heads.Theta, heads.W, kind, causal)
+    with np.errstate(over="ignore", invalid="ignore"):
+        loss, dTheta, dW = loss_and_gradient_arrays(X, Y, last, heads.Theta, heads.W, kind, causal)
+    _representable(loss, dTheta, dW)
+    return loss, dTheta, dW
 
 
 @dataclass(frozen=True)
@@ -275,6 +280,16 @@ def _validation_set(X_val, Y_val, d: int):
     if X_val is None or Y_val is None:
         raise ValueError("give both X_val and Y_val, or neither")
     return check_targets(X_val, Y_val, d)
+
+
+def _representable(loss: float, *grads: np.ndarray) -> float:
+    """``loss``, after checking that it and the gradients did not overflow float64."""
+    if not (np.isfinite(loss) and all(np.isfinite(g).all() for g in grads)):
+        raise ValueError(
+            "the squared loss of X, Y and heads overflows float64 (it is quadratic in the outputs); "
+            "rescale X, Y or the heads"
+        )
+    return loss
 
 
 def _finite(loss: float, epoch: int, lr: float) -> float:

@@ -489,6 +489,14 @@ def test_fit_whose_coefficients_do_not_fit_in_float64_names_X(c):
         rkhs.fit_linear_attention(XL * c, YLL)
 
 
+def test_a_loss_that_overflows_names_its_inputs():
+    with pytest.raises(ValueError, match="squared loss of X, Y and heads overflows"):
+        squared_loss(X * 1e200, Y, H)
+    with pytest.raises(ValueError, match="squared loss of X, Y and heads overflows"):
+        loss_and_gradient(X * 1e200, Y, H)
+    assert np.isfinite(squared_loss(X * 1e100, Y, H))
+
+
 def test_kernel_and_parameter_map_overflow_name_their_input():
     with pytest.raises(ValueError, match="kernel of X and X2 overflows"):
         rkhs.kernel(XL * 1e60, XL * 1e60)
