@@ -130,6 +130,31 @@ def as_float_array(name: str, A, *, allow_neg_inf: bool = False) -> np.ndarray:
     return arr
 
 
+def check_series(name: str, series, *, length: int | None = None) -> dict:
+    """A dict of label -> 1-D array of real numbers (each of ``length`` entries, if given), as for a figure.
+
+    NaN is allowed (a gap in a line); None, text, objects and complex numbers are not.
+    """
+    if not isinstance(series, dict):
+        raise TypeError(f"{name} must be a dict of label -> 1-D array; received {_describe(series)}")
+    out = {}
+    for label, values in series.items():
+        arr = check_array_dtype(f"{name}[{label!r}]", values).astype(float)
+        if arr.ndim != 1 or (length is not None and arr.size != length):
+            want = f"shape ({length},)" if length is not None else "a 1-D array"
+            raise ValueError(f"{name}[{label!r}] must have {want}; received shape {arr.shape}")
+        out[label] = arr
+    return out
+
+
+def check_axis_values(name: str, values) -> np.ndarray:
+    """A non-empty 1-D array of finite real numbers: the positions along a figure's axis."""
+    arr = as_float_array(name, values)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array; received shape {arr.shape}")
+    return arr
+
+
 def check_sequences(X, *, d: int | None = None, name: str = "X") -> tuple[np.ndarray, bool]:
     """Validate a sequence or a batch of sequences.
 

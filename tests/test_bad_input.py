@@ -107,6 +107,9 @@ BAD = {
               ("3", TypeError, "a string"), (None, TypeError, "None")],
     "layer": [(None, TypeError, "None"), ("abc", TypeError, "a string"), ((np.eye(4), np.eye(4)), ValueError, "a pair"),
               (np.eye(4), ValueError, "coefficients of another d"), (np.eye(4) + 1j, TypeError, "complex")],
+    "series": [(None, TypeError, "None"), ([1.0, 2.0], TypeError, "a list"), ({"a": "abc"}, TypeError, "text"),
+               ({"a": [1 + 1j, 2, 3]}, TypeError, "complex values"), ({"a": 1.0}, ValueError, "a scalar"),
+               ({"a": np.ones((3, 2))}, ValueError, "a 2-D array")],
     "rng": [("abc", TypeError, "a string"), (-1, ValueError, "a negative seed"), (1.5, TypeError, "a float"),
             (True, TypeError, "a bool"), ([1, 2], TypeError, "a list"), (object(), TypeError, "an object")],
     "tol": [(float("nan"), ValueError, "NaN"), (float("inf"), ValueError, "inf"), (0.0, ValueError, "zero"),
@@ -301,7 +304,22 @@ def _views():
     from attnlib.widgets import sculpt as widgets_sculpt
     from attnlib.widgets import training as widgets_training
 
+    from attnlib.viz import lower_bounds as viz_lower_bounds
+    from attnlib.viz import rkhs as viz_rkhs
+    from attnlib.viz import sculpt as viz_sculpt
+    from attnlib.viz import training as viz_training
+
+    curve = {"a": [1.0, 0.5, 0.25]}
     return [
+        Spec(viz_training.plot_loss_curves, curve, kinds={"curves": "series", "logy": "flag"}),
+        Spec(viz_training.plot_loss_along_line, [0.0, 0.5, 1.0], curve, kinds={"ts": "array", "losses": "series",
+                                                                              "chords": "flag"}),
+        Spec(viz_training.plot_errorbars, [1.0, 2.0, 3.0], curve, kinds={"x": "array", "means": "series",
+                                                                        "logx": "flag", "logy": "flag"}),
+        Spec(viz_rkhs.plot_learning_curve, [10.0, 20.0, 40.0], curve, kinds={"Ns": "array", "errors": "series"}),
+        Spec(viz_lower_bounds.plot_weight_growth, [1.0, 2.0, 3.0], curve, kinds={"s_values": "array",
+                                                                                "series": "series"}),
+        Spec(viz_sculpt.plot_recovery, [10.0, 20.0, 40.0], curve, kinds={"x": "array", "errors": "series"}),
         Spec(viz_attention.plot_attention_maps, X[0], H, kinds={"X": "array", "heads": "heads", "causal": "flag",
                                                                 "kind": "choice", "annotate": "flag"}),
         Spec(viz_attention.plot_sharpness, X[0], H, kinds={"X": "array", "heads": "heads"}),
@@ -334,7 +352,7 @@ def test_bad_argument_is_named(spec, param, value, exc):
 def test_table_size_and_categories():
     """At least as many cases as the issue's first pass (about 940), every kind represented."""
     kinds = {kind for spec in SPECS + _views() for kind in spec.kinds.values()}
-    assert kinds == {"array", "optarray", "intarray", "index", "count", "layer", "flag", "size", "optsize", "rng",
+    assert kinds == {"array", "optarray", "intarray", "index", "count", "layer", "series", "flag", "size", "optsize", "rng",
                      "tol", "opttol", "choice", "heads", "function"}
     assert len(TABLE) + len(REPRODUCERS) >= 940
 
@@ -761,3 +779,10 @@ def test_old_names_raise_the_same_named_errors():
         warnings.simplefilter("ignore", DeprecationWarning)
         from attnlib import boolean_fourier
     np.testing.assert_array_equal(boolean_fourier.walsh_hadamard(np.ones(4) * 1e308), [1e308, 0, 0, 0])
+
+
+def test_a_series_of_the_wrong_length_is_named():
+    from attnlib.viz import training as viz_training
+
+    with pytest.raises(ValueError, match=r"losses\['a'\] must have shape \(3,\)"):
+        viz_training.plot_loss_along_line([0.0, 0.5, 1.0], {"a": [1.0]})
