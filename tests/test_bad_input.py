@@ -297,17 +297,16 @@ SPECS = [
 def _views():
     """The chapters' views (viz, widgets): figures and explorers get the same checks."""
     from attnlib.viz import attention as viz_attention
+    from attnlib.viz import lower_bounds as viz_lower_bounds
+    from attnlib.viz import rkhs as viz_rkhs
+    from attnlib.viz import sculpt as viz_sculpt
     from attnlib.viz import tasks as viz_tasks
+    from attnlib.viz import training as viz_training
     from attnlib.widgets import attention as widgets_attention
     from attnlib.widgets import lower_bounds as widgets_lower_bounds
     from attnlib.widgets import rkhs as widgets_rkhs
     from attnlib.widgets import sculpt as widgets_sculpt
     from attnlib.widgets import training as widgets_training
-
-    from attnlib.viz import lower_bounds as viz_lower_bounds
-    from attnlib.viz import rkhs as viz_rkhs
-    from attnlib.viz import sculpt as viz_sculpt
-    from attnlib.viz import training as viz_training
 
     curve = {"a": [1.0, 0.5, 0.25]}
     return [
@@ -352,8 +351,8 @@ def test_bad_argument_is_named(spec, param, value, exc):
 def test_table_size_and_categories():
     """At least as many cases as the issue's first pass (about 940), every kind represented."""
     kinds = {kind for spec in SPECS + _views() for kind in spec.kinds.values()}
-    assert kinds == {"array", "optarray", "intarray", "index", "count", "layer", "series", "flag", "size", "optsize", "rng",
-                     "tol", "opttol", "choice", "heads", "function"}
+    assert kinds == {"array", "optarray", "intarray", "index", "count", "layer", "series", "flag", "size",
+                     "optsize", "rng", "tol", "opttol", "choice", "heads", "function"}
     assert len(TABLE) + len(REPRODUCERS) >= 940
 
 

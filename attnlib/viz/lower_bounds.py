@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..lower_bounds import FourierSpectrum, GDRun
 from .._validation import check_axis_values, check_series
+from ..lower_bounds import FourierSpectrum, GDRun
 from ._style import COLORS, styled, subplots
 
 #: coefficients below this are drawn on the floor of the log axis and marked as zero.

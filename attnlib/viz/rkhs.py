@@ -10,8 +10,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ..rkhs.coefficients import as_coef, coefficient_matrix
 from .._validation import check_array_dtype, check_axis_values, check_series
+from ..rkhs.coefficients import as_coef, coefficient_matrix
 from ._style import COLORS, styled, subplots
 
 __all__ = [

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_axis_values, check_series
 from ..heads import Heads
 from ..sculpt import body_slice
 from ..sculpt.instances import min_norm_point
-from .._validation import check_axis_values, check_series
 from ._style import COLORS, styled, subplots
 
 
