@@ -12,35 +12,113 @@ import numbers
 import numpy as np
 
 
+def _describe(value) -> str:
+    """``'abc' (str)``: what a caller passed, for an error message."""
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{text} ({type(value).__name__})"
+
+
 def check_positive_int(name: str, value) -> int:
-    """Return ``value`` as an int, or raise if it is not a positive integer."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be a positive integer; received {value!r} of type {type(value).__name__}")
+    """Return ``value`` as an int, or raise if it is not a positive integer.
+
+    A float (even ``2.0``) or a bool is refused: a size is never one in disguise.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be a positive integer; received {_describe(value)}")
     if value <= 0:
         raise ValueError(f"{name} must be a positive integer; received {value}")
     return int(value)
 
 
+def check_nonnegative_int(name: str, value) -> int:
+    """Return ``value`` as an int, or raise if it is not an integer >= 0 (bools refused)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer >= 0; received {_describe(value)}")
+    if value < 0:
+        raise ValueError(f"{name} must be an integer >= 0; received {value}")
+    return int(value)
+
+
 def check_positive_float(name: str, value) -> float:
     """Return ``value`` as a float, or raise if it is not a finite positive number."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a positive number; received {value!r} of type {type(value).__name__}")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a positive number; received {_describe(value)}")
     if not np.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a finite positive number; received {value}")
     return float(value)
 
 
+def check_tolerance(name: str, value) -> float:
+    """A tolerance: a finite positive number (NaN, inf, 0 and negatives are refused)."""
+    return check_positive_float(name, value)
+
+
+def check_real(name: str, value, *, low: float | None = None, high: float | None = None) -> float:
+    """Return ``value`` as a finite float in ``[low, high]`` (either bound optional)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number; received {_describe(value)}")
+    value = float(value)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite; received {value}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        lo = "-inf" if low is None else f"{low:g}"
+        hi = "inf" if high is None else f"{high:g}"
+        raise ValueError(f"{name} must lie in [{lo}, {hi}]; received {value:g}")
+    return value
+
+
+def check_flag(name: str, value) -> bool:
+    """Return ``value`` as a bool; only ``True``/``False`` (numpy booleans included) are accepted.
+
+    A truthy string such as ``"False"`` is refused rather than read as True.
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; received {_describe(value)}")
+    return bool(value)
+
+
+def check_rng(rng, name: str = "rng") -> np.random.Generator:
+    """A ``numpy.random.Generator`` from ``None``, an int >= 0 or a Generator (returned as is)."""
+    if rng is None or isinstance(rng, np.random.Generator):
+        return np.random.default_rng(rng)
+    if isinstance(rng, (bool, np.bool_)) or not isinstance(rng, numbers.Integral):
+        raise TypeError(
+            f"{name} must be None, an integer seed >= 0 or a numpy.random.Generator; received {_describe(rng)}"
+        )
+    if rng < 0:
+        raise ValueError(f"{name} must be None, an integer seed >= 0 or a numpy.random.Generator; received {rng}")
+    return np.random.default_rng(int(rng))
+
+
+def check_array_dtype(name: str, A) -> np.ndarray:
+    """``A`` as an array of real numbers (bool, int or float), refusing None, text, objects and complex."""
+    if A is None:
+        raise TypeError(f"{name} must be an array of real numbers; received None")
+    if isinstance(A, (str, bytes, dict, set)):
+        raise TypeError(f"{name} must be an array of numbers (real); received a {type(A).__name__}")
+    try:
+        arr = np.asarray(A)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be an array of real numbers; received {type(A).__name__} ({err})") from None
+    kind = arr.dtype.kind
+    if kind == "c":
+        raise TypeError(f"{name} must be real; received a complex array of shape {arr.shape}")
+    if kind not in "biuf":
+        what = {"U": "strings", "S": "bytes", "O": "Python objects (None or mixed types?)"}.get(kind, arr.dtype)
+        raise TypeError(f"{name} must be an array of real numbers; received an array of {what}")
+    return arr
+
+
 def as_float_array(name: str, A, *, allow_neg_inf: bool = False) -> np.ndarray:
     """Convert ``A`` to a float64 array and check that every entry is finite.
 
-    With ``allow_neg_inf`` the value ``-inf`` is accepted (a masked logit).
+    ``None``, strings, arrays of objects and complex arrays are refused with a
+    ``TypeError`` naming ``name``. With ``allow_neg_inf`` the value ``-inf`` is
+    accepted (a masked logit).
     """
-    if isinstance(A, (str, bytes)):
-        raise TypeError(f"{name} must be an array of numbers; received a {type(A).__name__}")
-    try:
-        arr = np.asarray(A, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"{name} must be an array of real numbers; received {type(A).__name__} ({err})") from None
+    arr = check_array_dtype(name, A).astype(np.float64, copy=False)
     bad = np.isnan(arr) | (arr == np.inf) if allow_neg_inf else ~np.isfinite(arr)
     if bad.any():
         where = tuple(int(i) for i in np.argwhere(bad)[0])
@@ -49,6 +127,31 @@ def as_float_array(name: str, A, *, allow_neg_inf: bool = False) -> np.ndarray:
             f"{name} must be {allowed}; received {arr[where]} at index {where} "
             f"({int(bad.sum())} bad entries in an array of shape {arr.shape})"
         )
+    return arr
+
+
+def check_series(name: str, series, *, length: int | None = None) -> dict:
+    """A dict of label -> 1-D array of real numbers (each of ``length`` entries, if given), as for a figure.
+
+    NaN is allowed (a gap in a line); None, text, objects and complex numbers are not.
+    """
+    if not isinstance(series, dict):
+        raise TypeError(f"{name} must be a dict of label -> 1-D array; received {_describe(series)}")
+    out = {}
+    for label, values in series.items():
+        arr = check_array_dtype(f"{name}[{label!r}]", values).astype(float)
+        if arr.ndim != 1 or (length is not None and arr.size != length):
+            want = f"shape ({length},)" if length is not None else "a 1-D array"
+            raise ValueError(f"{name}[{label!r}] must have {want}; received shape {arr.shape}")
+        out[label] = arr
+    return out
+
+
+def check_axis_values(name: str, values) -> np.ndarray:
+    """A non-empty 1-D array of finite real numbers: the positions along a figure's axis."""
+    arr = as_float_array(name, values)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array; received shape {arr.shape}")
     return arr
 
 
@@ -88,8 +191,8 @@ def check_boolean(name: str, X: np.ndarray) -> None:
 
 
 def check_choice(name: str, value, choices: tuple[str, ...]) -> str:
-    """Raise unless ``value`` is one of ``choices``."""
-    if value not in choices:
+    """Raise unless ``value`` is one of ``choices`` (the one message format for choices)."""
+    if not isinstance(value, str) or value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; received {value!r}")
     return value
 
@@ -114,16 +217,18 @@ def check_targets(X, Y, d: int | None = None):
     )
 
 
-def check_cube_data(X, Y, *, boolean: bool = True, d: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def check_cube_data(X, Y, *, boolean: bool = True, d: int | None = None,
+                    names: tuple[str, str] = ("X", "Y")) -> tuple[np.ndarray, np.ndarray]:
     """Validate a batch X (N, n, d) on the hypercube (unless ``boolean=False``) and targets Y of the same shape."""
-    X, single = check_sequences(X, d=d)
+    x_name, y_name = names
+    X, single = check_sequences(X, d=d, name=x_name)
     if single:
-        raise ValueError(f"X must be a batch of shape (N, n, d); received one sequence of shape {X.shape[1:]}")
+        raise ValueError(f"{x_name} must be a batch of shape (N, n, d); received one sequence of shape {X.shape[1:]}")
     if boolean:
-        check_boolean("X", X)
-    Y = as_float_array("Y", Y)
+        check_boolean(x_name, X)
+    Y = as_float_array(y_name, Y)
     if Y.shape != X.shape:
         raise ValueError(
-            f"Y must hold the layer's output at every position, shape {X.shape} like X; received shape {Y.shape}"
+            f"{y_name} must hold the layer's output at every position, shape {X.shape} like X; received shape {Y.shape}"
         )
     return X, Y

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_float_array, check_choice, check_sequences
+from ._validation import as_float_array, check_choice, check_flag, check_sequences
 from .heads import Heads, as_heads
 
 # forward is package-internal: the learners' kernel, not part of the reader's API
@@ -52,10 +52,17 @@ def softmax(S, axis: int = -1) -> np.ndarray:
     S = as_float_array("S", S, allow_neg_inf=True)
     if S.ndim == 0:
         raise ValueError("S must have at least one dimension; received a scalar")
+    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"axis must be an integer; received {axis!r} ({type(axis).__name__})")
+    if not -S.ndim <= axis < S.ndim:
+        raise ValueError(f"axis must lie in [{-S.ndim}, {S.ndim - 1}] for S of shape {S.shape}; received {axis}")
+    if S.size == 0:
+        raise ValueError(f"S must be non-empty; received shape {S.shape}")
     top = np.max(S, axis=axis, keepdims=True)
     if np.isneginf(top).any():
         raise ValueError(f"softmax of a slice whose logits are all -inf is undefined (S has shape {S.shape})")
-    E = np.exp(S - top)
+    with np.errstate(over="ignore"):  # S - top may overflow to -inf: weight exactly 0, the right limit
+        E = np.exp(S - top)
     return E / E.sum(axis=axis, keepdims=True)
 
 
@@ -71,6 +78,44 @@ def _logits(X: np.ndarray, Theta: np.ndarray) -> np.ndarray:
     """S[N, i, a, b] = x_a @ Theta[i] @ x_b for X (N, n, d) and Theta (m, d, d)."""
     XT = np.matmul(X[:, None], Theta[None])  # (N, m, n, d)
     return np.matmul(XT, X[:, None].swapaxes(-1, -2))  # (N, m, n, n)
+
+
+def _scaled_weights(X: np.ndarray, Theta: np.ndarray, kind: str, causal: bool) -> np.ndarray:
+    """The attention weights when the logits overflow float64 although the weights do not.
+
+    With ``s`` the largest entry of each sequence in absolute value, the logits
+    are ``s**2 * L`` for the logits ``L`` of ``X / s``. Softmax only sees
+    differences to the row maximum, ``s**2 * (L - max L) <= 0``, which are
+    computed as ``((L - max L) * s) * s``: a difference that underflows to
+    ``-inf`` gets weight 0, the maximum gets difference exactly 0. So the
+    weights are those of the unscaled logits, without an inf - inf. Linear
+    attention's weights are the logits themselves; when they overflow there is
+    no float64 answer, and the error names ``X``.
+    """
+    if kind != "softmax":
+        raise ValueError(
+            "the linear-attention logits X Theta X^T overflow float64 (largest |X| entry "
+            f"{np.abs(X).max():.3g}); rescale X or the heads"
+        )
+    s = np.abs(X).max(axis=(1, 2))[:, None, None, None]  # (N, 1, 1, 1)
+    s = np.where(s > 0, s, 1.0)
+    L = _logits(X / s[..., 0], Theta)
+    n = L.shape[-1]
+    if causal:
+        L = np.where(np.triu(np.ones((n, n), dtype=bool), k=1), -np.inf, L)
+    with np.errstate(over="ignore", invalid="ignore"):
+        D = (L - L.max(axis=-1, keepdims=True)) * s * s
+    D[np.isnan(D)] = -np.inf  # -inf * s: masked entries
+    return _softmax_inplace(D)
+
+
+def _safe_weights(X: np.ndarray, Theta: np.ndarray, kind: str, causal: bool) -> np.ndarray:
+    """``_weights(_logits(X, Theta))``, rescaled when the logits overflow (see :func:`_scaled_weights`)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        S = _logits(X, Theta)
+    if np.isfinite(S).all():
+        return _weights(S, kind, causal)
+    return _scaled_weights(X, Theta, kind, causal)
 
 
 def _weights(S: np.ndarray, kind: str, causal: bool) -> np.ndarray:
@@ -119,10 +164,15 @@ def forward(X: np.ndarray, Theta: np.ndarray, W: np.ndarray, kind: str, causal: 
     """
     N, n, d = X.shape
     m = Theta.shape[0]
-    A = _weights(_logits(X, Theta), kind, causal)  # (N, m, n, n)
+    A = _safe_weights(X, Theta, kind, causal)  # (N, m, n, n)
     AX = np.matmul(A, X[:, None])  # (N, m, n, d)
     # sum_i AX[:, i] @ W[i] as one GEMM over the stacked head axis
     F = AX.transpose(0, 2, 1, 3).reshape(N, n, m * d) @ W.reshape(m * d, W.shape[-1])  # (N, n, d)
+    if not np.isfinite(F).all():
+        raise ValueError(
+            f"the attention output overflows float64 (largest |X| entry {np.abs(X).max():.3g}, "
+            f"largest |W| entry {np.abs(W).max():.3g}); rescale X or the heads"
+        )
     return F, A, AX
 
 
@@ -151,8 +201,9 @@ def attention_weights(X, heads: Heads, *, kind: str = "softmax", causal: bool = 
     """
     heads = as_heads(heads)
     check_choice("kind", kind, KINDS)
+    causal = check_flag("causal", causal)
     X3, single = check_sequences(X, d=heads.d)
-    A = _weights(_logits(X3, heads.Theta), kind, bool(causal))
+    A = _safe_weights(X3, heads.Theta, kind, causal)
     return A[0] if single else A
 
 
@@ -192,6 +243,7 @@ def attention(X, heads: Heads, *, kind: str = "softmax", causal: bool = False) -
     """
     heads = as_heads(heads)
     check_choice("kind", kind, KINDS)
+    causal = check_flag("causal", causal)
     X3, single = check_sequences(X, d=heads.d)
-    F, _, _ = forward(X3, heads.Theta, heads.W, kind, bool(causal))
+    F, _, _ = forward(X3, heads.Theta, heads.W, kind, causal)
     return F[0] if single else F

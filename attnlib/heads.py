@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import as_float_array, check_positive_float, check_positive_int
+from ._validation import as_float_array, check_positive_float, check_positive_int, check_rng
 
 
 @dataclass(frozen=True, eq=False)
@@ -147,10 +147,10 @@ def random_heads(m: int, d: int, *, scale: float = 1.0, rng=None) -> Heads:
     >>> bool(2.0 < np.linalg.norm(heads.Theta[0]) < 4.5)
     True
     """
-    rng = np.random.default_rng(rng)
     m = check_positive_int("m", m)
     d = check_positive_int("d", d)
     scale = check_positive_float("scale", scale)
+    rng = check_rng(rng)
     Theta = rng.normal(0.0, scale / d, size=(m, d, d))
     W = rng.normal(0.0, 1.0 / np.sqrt(d), size=(m, d, d))
     return Heads(Theta, W)

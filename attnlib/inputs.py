@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_positive_int
+from ._validation import check_positive_int, check_rng
 
 
 def _check_sizes(N, n, d) -> tuple[int, int, int]:
@@ -32,8 +32,8 @@ def boolean_inputs(N: int, n: int, d: int, *, rng=None) -> np.ndarray:
     >>> X.shape, sorted(set(X.ravel().tolist()))
     ((5, 3, 4), [-1.0, 1.0])
     """
-    rng = np.random.default_rng(rng)
     N, n, d = _check_sizes(N, n, d)
+    rng = check_rng(rng)
     return 2.0 * rng.integers(0, 2, size=(N, n, d)) - 1.0
 
 
@@ -56,6 +56,6 @@ def gaussian_inputs(N: int, n: int, d: int, *, rng=None) -> np.ndarray:
     >>> gaussian_inputs(5, 3, 4, rng=0).shape
     (5, 3, 4)
     """
-    rng = np.random.default_rng(rng)
     N, n, d = _check_sizes(N, n, d)
+    rng = check_rng(rng)
     return rng.standard_normal((N, n, d))

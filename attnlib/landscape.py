@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_float_array, check_choice, check_targets
+from ._validation import as_float_array, check_choice, check_flag, check_real, check_rng, check_targets
 from .attention import KINDS
 from .heads import Heads, as_heads
 from .training import loss_and_gradient_arrays
@@ -20,7 +20,8 @@ def interpolate(start: Heads, end: Heads, t: float) -> Heads:
     >>> float(interpolate(a, b, 0.25).Theta[0, 0, 0])
     0.25
     """
-    start, end = as_heads(start), as_heads(end)
+    start, end = as_heads(start, name="start"), as_heads(end, name="end")
+    t = check_real("t", t)
     if start.Theta.shape != end.Theta.shape:
         raise ValueError(
             f"the two endpoints must have the same (m, d); received {start!r} and {end!r}"
@@ -60,7 +61,8 @@ def loss_along_line(X, Y, start: Heads, end: Heads, ts, *, kind: str = "softmax"
     True
     """
     check_choice("kind", kind, KINDS)
-    start, end = as_heads(start), as_heads(end)
+    causal = check_flag("causal", causal)
+    start, end = as_heads(start, name="start"), as_heads(end, name="end")
     ts = as_float_array("ts", ts)
     if ts.ndim != 1:
         raise ValueError(f"ts must be a 1-D array of positions; received shape {ts.shape}")
@@ -68,7 +70,7 @@ def loss_along_line(X, Y, start: Heads, end: Heads, ts, *, kind: str = "softmax"
     losses = []
     for t in ts:
         h = interpolate(start, end, t)
-        losses.append(loss_and_gradient_arrays(X, Y, last, h.Theta, h.W, kind, bool(causal), need_grad=False)[0])
+        losses.append(loss_and_gradient_arrays(X, Y, last, h.Theta, h.W, kind, causal, need_grad=False)[0])
     return np.array(losses)
 
 
@@ -90,7 +92,7 @@ def partners(heads: Heads, *, kind: str = "softmax", rng=None) -> dict:
     """
     heads = as_heads(heads)
     check_choice("kind", kind, KINDS)
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     out = {}
     if heads.m >= 2:
         out["heads permuted"] = heads[np.roll(np.arange(heads.m), 1)]

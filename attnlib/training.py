@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_choice, check_positive_float, check_positive_int, check_targets
+from ._validation import check_choice, check_flag, check_positive_float, check_positive_int, check_rng, check_targets
 from .attention import KINDS, forward
 from .heads import Heads, as_heads, random_heads
 
@@ -93,8 +93,11 @@ def squared_loss(X, Y, heads: Heads, *, kind: str = "softmax", causal: bool = Fa
     """
     heads = as_heads(heads)
     check_choice("kind", kind, KINDS)
+    causal = check_flag("causal", causal)
     X, Y, last = check_targets(X, Y, heads.d)
-    return loss_and_gradient_arrays(X, Y, last, heads.Theta, heads.W, kind, bool(causal), need_grad=False)[0]
+    with np.errstate(over="ignore", invalid="ignore"):
+        loss = loss_and_gradient_arrays(X, Y, last, heads.Theta, heads.W, kind, causal, need_grad=False)[0]
+    return _representable(loss)
 
 
 def loss_and_gradient(X, Y, heads: Heads, *, kind: str = "softmax", causal: bool = False):
@@ -122,8 +125,12 @@ def loss_and_gradient(X, Y, heads: Heads, *, kind: str = "softmax", causal: bool
     """
     heads = as_heads(heads)
     check_choice("kind", kind, KINDS)
+    causal = check_flag("causal", causal)
     X, Y, last = check_targets(X, Y, heads.d)
-    return loss_and_gradient_arrays(X, Y, last, heads.Theta, heads.W, kind, bool(causal))
+    with np.errstate(over="ignore", invalid="ignore"):
+        loss, dTheta, dW = loss_and_gradient_arrays(X, Y, last, heads.Theta, heads.W, kind, causal)
+    _representable(loss, dTheta, dW)
+    return loss, dTheta, dW
 
 
 @dataclass(frozen=True)
@@ -210,10 +217,10 @@ def train(
     >>> bool(loss[-1] < loss[0])
     True
     """
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     check_choice("kind", kind, KINDS)
     check_choice("schedule", schedule, ("constant", "cosine"))
-    causal = bool(causal)
+    causal = check_flag("causal", causal)
     epochs = check_positive_int("epochs", epochs)
     lr = check_positive_float("lr", lr)
     data = check_targets(X, Y)
@@ -256,7 +263,8 @@ def _initial_heads(m, init, init_scale, d: int, shape, rng) -> Heads:
     if init is None:
         if m is None:
             raise ValueError("give the number of heads m, or a starting point init")
-        init = random_heads(check_positive_int("m", m), d, scale=init_scale, rng=rng)
+        scale = check_positive_float("init_scale", init_scale)
+        init = random_heads(check_positive_int("m", m), d, scale=scale, rng=rng)
     init = as_heads(init, name="init")
     if m is not None and check_positive_int("m", m) != init.m:
         raise ValueError(f"m={m} but init has {init.m} heads")
@@ -272,6 +280,16 @@ def _validation_set(X_val, Y_val, d: int):
     if X_val is None or Y_val is None:
         raise ValueError("give both X_val and Y_val, or neither")
     return check_targets(X_val, Y_val, d)
+
+
+def _representable(loss: float, *grads: np.ndarray) -> float:
+    """``loss``, after checking that it and the gradients did not overflow float64."""
+    if not (np.isfinite(loss) and all(np.isfinite(g).all() for g in grads)):
+        raise ValueError(
+            "the squared loss of X, Y and heads overflows float64 (it is quadratic in the outputs); "
+            "rescale X, Y or the heads"
+        )
+    return loss
 
 
 def _finite(loss: float, epoch: int, lr: float) -> float:

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import signal
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+
+#: Seconds one case may take before the check gives up on the learner's function.
+CASE_TIMEOUT = 10.0
 
 
 class CheckFailure(AssertionError):
@@ -41,11 +46,72 @@ def describe(args: Sequence, names: Sequence[str]) -> str:
     return ", ".join(parts)
 
 
+class CaseTimeout(BaseException):
+    """Raised inside a learner's function that ran past its time (a BaseException, so that an
+    ``except Exception`` in the learner's code cannot swallow it)."""
+
+
+def call_with_timeout(fn: Callable, args: tuple, kwargs: dict, seconds: float | None):
+    """``fn(*args, **kwargs)``, raising :class:`CaseTimeout` if it runs longer than ``seconds``.
+
+    The mechanism is a ``SIGALRM`` timer (``signal.setitimer``) when we are on the
+    main thread of a POSIX process, which is where Jupyter, Colab and plain
+    Python run a cell's code. The signal handler raises between two bytecodes,
+    so it stops a pure-Python infinite loop, which a thread with a timeout
+    cannot do (Python threads cannot be killed), and unlike a subprocess it
+    needs no pickling of a function defined in a notebook, and no fork of a
+    kernel. It cannot interrupt one long call into C (a huge numpy product)
+    before that call returns. Elsewhere (Windows, or a check run from a worker
+    thread) the function runs in a daemon thread that is abandoned after
+    ``seconds``: the check reports the timeout, and the learner is told to
+    restart the kernel, since that thread keeps running.
+    """
+    if seconds is None:
+        return fn(*args, **kwargs)
+    if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
+        def on_alarm(signum, frame):
+            raise CaseTimeout
+
+        previous = signal.signal(signal.SIGALRM, on_alarm)
+        outer_delay, _ = signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+            if outer_delay:  # someone else's timer was running: give it back (approximately)
+                signal.setitimer(signal.ITIMER_REAL, max(outer_delay - seconds, 1e-3))
+    result: dict = {}
+
+    def target():
+        try:
+            result["value"] = fn(*args, **kwargs)
+        except BaseException as err:  # handed to the caller below
+            result["error"] = err
+
+    worker = threading.Thread(target=target, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        raise CaseTimeout("the function is still running in a background thread; restart the kernel to stop it")
+    if "error" in result:
+        raise result["error"]
+    return result["value"]
+
+
 def _compare_one(check: str, case: Case, label: str, got, expected: np.ndarray, rtol: float, atol: float, inputs: str,
                  order_hint: str | None = None):
     where = f"{check}: on case '{case.name}' ({inputs})"
+    if got is None:
+        raise CheckFailure(f"{where}, your function returned None for {label}. Did you forget a return statement?")
+    raw_dtype = getattr(got, "dtype", None)
     try:
-        got = np.asarray(got, dtype=float)
+        raw = np.asarray(got)
+        if raw.dtype.kind == "c":
+            raise CheckFailure(f"{where}, {label} is complex ({raw.dtype}); expected real numbers")
+        if raw.dtype.kind not in "biuf":
+            raise TypeError
+        got = raw.astype(float)
     except (TypeError, ValueError):
         raise CheckFailure(f"{where}, {label} is a {type(got).__name__}, not an array of numbers") from None
     if got.shape != expected.shape:
@@ -73,14 +139,24 @@ def _compare_one(check: str, case: Case, label: str, got, expected: np.ndarray, 
         if order_hint and expected.ndim >= 1 and np.all(finite) and np.allclose(
                 np.sort(got, axis=-1), np.sort(expected, axis=-1), rtol=rtol, atol=atol):
             hint = f" The right values in the wrong order: {order_hint}"
+        shown_got, shown_expected = f"{got[idx]:.6g}", f"{expected[idx]:.6g}"
+        precision = ""
+        if shown_got == shown_expected:  # six digits hide the difference: show how large it is
+            rel = err[idx] / abs(expected[idx]) if expected[idx] != 0 else float("inf")
+            size = f"relative error {rel:.2g}" if np.isfinite(rel) else f"absolute error {err[idx]:.2g}"
+            shown_got = f"{shown_got} ({size}, above the tolerance rtol={rtol:g}, atol={atol:g})"
+        if raw_dtype is not None and np.dtype(raw_dtype).kind == "f" and np.dtype(raw_dtype).itemsize < 8:
+            precision = (f" Your answer is {np.dtype(raw_dtype)}, which holds about "
+                         f"{np.finfo(raw_dtype).precision} digits; compute in float64.")
         raise CheckFailure(
-            f"{where}, {label} at index {idx} is {got[idx]:.6g}; expected {expected[idx]:.6g} ({share}).{hint}"
+            f"{where}, {label} at index {idx} is {shown_got}; expected {shown_expected} ({share}).{hint}{precision}"
         )
 
 
 def run_check(check: str, fn: Callable, cases: Sequence[Case], arg_names: Sequence[str], *,
               rtol: float = 1e-7, atol: float = 1e-9, convert: Callable | None = None,
-              label: str = "the output", order_hint: str | None = None) -> None:
+              label: str = "the output", order_hint: str | None = None,
+              timeout: float | None = None) -> None:
     """Run ``fn`` on every case; print one line if all agree, else raise :class:`CheckFailure`.
 
     ``convert(got, case)``, if given, turns what the learner's function returned
@@ -88,15 +164,25 @@ def run_check(check: str, fn: Callable, cases: Sequence[Case], arg_names: Sequen
     compute); it raises :class:`CheckFailure` itself for answers of the wrong
     kind. ``label`` names the compared output in messages, and ``order_hint``
     is added when the values are right but permuted along the last axis.
+    Each case may take at most ``timeout`` seconds (default ``CASE_TIMEOUT``,
+    read at call time; see ``call_with_timeout``);
+    a function that loops forever fails the check instead of hanging it.
     """
     if not callable(fn):
-        raise TypeError(f"{check} takes your function; received {type(fn).__name__}")
+        raise TypeError(f"{check} takes your function fn; received {type(fn).__name__}")
+    timeout = CASE_TIMEOUT if timeout is None else timeout
     for case in cases:
         inputs = describe(case.args, arg_names)
         args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in case.args)
         try:
             with np.errstate(all="ignore"):
-                got = fn(*args, **case.kwargs)
+                got = call_with_timeout(fn, args, case.kwargs, timeout)
+        except CaseTimeout as err:
+            detail = f" ({err})" if str(err) else ""
+            raise CheckFailure(
+                f"{check}: your function did not finish within {timeout:g} s on case '{case.name}' ({inputs}); "
+                f"look for a loop that never ends{detail}"
+            ) from None
         except Exception as err:  # the learner's code failed: say where, keep their traceback short
             raise CheckFailure(
                 f"{check}: your function raised {type(err).__name__}: {err} on case '{case.name}' ({inputs})"
@@ -104,9 +190,22 @@ def run_check(check: str, fn: Callable, cases: Sequence[Case], arg_names: Sequen
         for a, b, name in zip(args, case.args, arg_names, strict=True):
             if isinstance(b, np.ndarray) and not np.array_equal(a, b, equal_nan=True):
                 raise CheckFailure(f"{check}: on case '{case.name}', your function changed its input {name} in place")
+        if got is None:
+            raise CheckFailure(
+                f"{check}: on case '{case.name}' ({inputs}), your function returned None. "
+                "Did you forget a return statement?"
+            )
         if convert is not None:
-            with np.errstate(all="ignore"):
-                got = convert(got, case)
+            try:
+                with np.errstate(all="ignore"):
+                    got = convert(got, case)
+            except CheckFailure:
+                raise
+            except Exception as err:  # the learner's answer could not be read or evaluated
+                raise CheckFailure(
+                    f"{check}: on case '{case.name}' ({inputs}), your answer could not be evaluated: "
+                    f"{type(err).__name__}: {err}"
+                ) from None
         if isinstance(case.expected, tuple):
             if not isinstance(got, (tuple, list)) or len(got) != len(case.expected):
                 raise CheckFailure(
@@ -130,9 +229,12 @@ def returned_heads(check: str, got, case: Case, d: int):
         Theta, W = got.Theta, got.W
     elif isinstance(got, (tuple, list)) and len(got) == 2:
         try:
-            Theta, W = (np.asarray(g, dtype=float) for g in got)
+            Theta, W = (np.asarray(g) for g in got)
+            if Theta.dtype.kind not in "biuf" or W.dtype.kind not in "biuf":
+                raise TypeError
+            Theta, W = Theta.astype(float), W.astype(float)
         except (TypeError, ValueError):
-            raise CheckFailure(f"{where}, Theta and W must be arrays of numbers") from None
+            raise CheckFailure(f"{where}, Theta and W must be arrays of real numbers") from None
     else:
         raise CheckFailure(f"{where}, return attnlib.Heads or a pair (Theta, W); received {type(got).__name__}")
     if Theta.ndim == 2:

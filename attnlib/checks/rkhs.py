@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_flag
 from ..attention import attention
 from ..heads import Heads
 from ._core import Case, CheckFailure, case_rng, returned_heads, run_check
@@ -52,6 +53,7 @@ def check_cubic_features(fn, *, causal: bool = False) -> None:
     >>> check_cubic_features(lambda X: cubic_features(X, causal=True), causal=True)
     check_cubic_features(causal=True): all 5 cases passed.
     """
+    causal = check_flag("causal", causal)
     name = "check_cubic_features(causal=True)" if causal else "check_cubic_features"
     rkhs = _rkhs()
     cases = [Case(label, (X,), rkhs.cubic_features(X, causal=causal)) for label, X in _feature_batches(case_rng(201))]

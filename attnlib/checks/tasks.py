@@ -62,6 +62,8 @@ def check_accepting_lookup(fn) -> None:
             T = np.asarray(got[0], dtype=float)
         except (TypeError, ValueError):
             raise CheckFailure(f"{where}, T must be an array of numbers") from None
+        if not np.isfinite(T).all():
+            raise CheckFailure(f"{where}, T contains nan or inf")
         if T.shape != (S * A, d):
             raise CheckFailure(f"{where}, T has shape {T.shape}; expected (S*A, S*A + S + 1) = {(S * A, d)}")
         heads = returned_heads("check_accepting_lookup", got[1], case, d)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_positive_int
+from .._validation import check_positive_int, check_rng
 from ..attention import attention
 from ..heads import Heads
 from ..inputs import boolean_inputs
@@ -84,7 +84,7 @@ def gd_experiment(d: int, s: int, *, N: int = 1024, N_test: int = 512, epochs: i
     >>> run.loss.shape, run.heads
     ((4,), Heads(m=2, d=4))
     """
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     N, N_test = check_positive_int("N", N), check_positive_int("N_test", N_test)
     r_inst, r_train, r_test, r_fit = rng.spawn(4)
     instance = parity_instance(d, s, rng=r_inst)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_float_array, check_positive_int, check_sequences
+from .._validation import as_float_array, check_positive_int, check_rng, check_sequences
 from ..heads import Heads
 
 __all__ = [
@@ -275,7 +275,7 @@ def parity_instance(d: int, s: int, *, betas=None, rng=None) -> ParityInstance:
     >>> bool(np.abs(attention(X, inst.heads) - inst.formula(X)).max() < 1e-12)
     True
     """
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     d = check_positive_int("d", d)
     s = check_s(s)
     if d < s + 1:

@@ -20,7 +20,7 @@ import numpy as np
 
 from .._deprecated import renamed
 from .._linalg import lstsq
-from .._validation import as_float_array, check_positive_int, check_sequences
+from .._validation import as_float_array, check_choice, check_positive_int, check_sequences
 from ..attention import attention
 from ..heads import Heads, as_heads
 
@@ -70,7 +70,10 @@ def walsh_hadamard(values) -> np.ndarray:
 
     Notes
     -----
-    The fast transform: K butterflies of cost 2**K each, then a division by 2**K.
+    The fast transform: K butterflies of cost 2**K each, each halving its inputs
+    first. Halving is exact in floating point, so this equals the transform
+    divided by 2**K at the end, but no partial sum exceeds ``max |values|``:
+    values near the float64 limit (1e308) give finite coefficients.
 
     Examples
     --------
@@ -84,9 +87,9 @@ def walsh_hadamard(values) -> np.ndarray:
     if h.ndim != 1 or size != 2**K:
         raise ValueError(f"values must have shape (2**K,) for some K; received shape {h.shape}")
     for k in range(K):
-        h = h.reshape(-1, 2, 2**k)  # axis 1 is bit k
+        h = h.reshape(-1, 2, 2**k) * 0.5  # axis 1 is bit k
         h = np.concatenate([h[:, :1] + h[:, 1:], h[:, :1] - h[:, 1:]], axis=1)
-    return h.reshape(size) / size
+    return h.reshape(size)
 
 
 def _popcount(idx: np.ndarray, K: int) -> np.ndarray:
@@ -184,6 +187,8 @@ def fourier_spectrum(target, *, n: int = 2, d: int | None = None, position: int 
     >>> fourier_spectrum(uniform).weight_by_degree()[:3]
     array([0. , 0.5, 0. ])
     """
+    n = check_positive_int("n", n)
+    check_choice("kind", kind, ("softmax", "linear"))
     if isinstance(target, Heads):
         heads = as_heads(target)
         if d is not None and d != heads.d:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._linalg import solve_normal
-from .._validation import as_float_array
+from .._validation import as_float_array, check_positive_int
 
 # Chunks are sized so that the largest per-chunk buffer holds about this many floats.
 _CHUNK_FLOATS = 2_000_000
@@ -42,6 +42,7 @@ _GEMM_FLOATS = 2_000_000
 
 def n_features(d: int) -> int:
     """psi = d^2 (d + 1) / 2, the number of distinct cubic features."""
+    d = check_positive_int("d", d)
     return d * d * (d + 1) // 2
 
 

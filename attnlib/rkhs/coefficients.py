@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_float_array, check_positive_int
+from .._validation import as_float_array, check_positive_int, check_tolerance
 from ..heads import Heads, as_heads
 from . import _normal_equations as _ne
 from .features import n_features
@@ -45,11 +45,16 @@ def parameter_map(heads: Heads) -> np.ndarray:
     """
     heads = as_heads(heads)
     d = heads.d
-    T = np.einsum("ilj,ika->jkla", heads.Theta, heads.W)  # T[j, k, l, a] = sum_i Theta_i[l, j] W_i[k, a]
+    with np.errstate(over="ignore", invalid="ignore"):
+        T = np.einsum("ilj,ika->jkla", heads.Theta, heads.W)  # T[j, k, l, a] = sum_i Theta_i[l, j] W_i[k, a]
     J, K = _ne.gram_pairs(d)
-    C = T[J, K] + T[K, J]  # (P, d, d) indexed (pair, l, a)
+    with np.errstate(over="ignore", invalid="ignore"):
+        C = T[J, K] + T[K, J]  # (P, d, d) indexed (pair, l, a)
     diag = J == K
     C[diag] = T[J[diag], J[diag]]
+    if not np.isfinite(C).all():
+        raise ValueError("the coefficients of heads overflow float64 (products of Theta and W entries); "
+                         "rescale the heads")
     return C.reshape(-1, d)
 
 
@@ -125,19 +130,23 @@ def heads_from_coef(coef, *, max_heads: int | None = None, rtol: float | None = 
     (True, True)
     """
     M = coefficient_matrix(coef)
+    if rtol is not None:
+        rtol = check_tolerance("rtol", rtol)
+    if max_heads is not None:
+        max_heads = check_positive_int("max_heads", max_heads)
     d = int(round(np.sqrt(M.shape[0])))
     U, s, Vt = np.linalg.svd(M)
     tol = (d * d * np.finfo(float).eps if rtol is None else rtol) * s[0]
     keep = max(int(np.sum(s > tol)), 1)
     if max_heads is not None:
-        keep = min(keep, check_positive_int("max_heads", max_heads))
+        keep = min(keep, max_heads)
     root = np.sqrt(s[:keep])
     Theta = (U[:, :keep] * root).T.reshape(keep, d, d)
     W = (Vt[:keep].T * root).T.reshape(keep, d, d)
     return Heads(Theta, W)
 
 
-def as_coef(p) -> np.ndarray:
+def as_coef(p, *, name: str = "coefficients") -> np.ndarray:
     """The coefficients (psi, d) of a layer given as Heads, a ``LinearFit`` or an array.
 
     Examples
@@ -150,10 +159,10 @@ def as_coef(p) -> np.ndarray:
         return parameter_map(p)
     if hasattr(p, "coef") and hasattr(p, "predict"):  # a LinearFit
         return p.coef
-    coef = as_float_array("coefficients", p)
+    coef = as_float_array(name, p)
     if coef.ndim != 2:
         raise ValueError(
-            f"coefficients must be Heads, a LinearFit or an array of shape (psi, d); received shape {coef.shape}"
+            f"{name} must be Heads, a LinearFit or an array of shape (psi, d); received shape {coef.shape}"
         )
     return coef
 
@@ -181,7 +190,8 @@ def parameter_distance(heads_a, heads_b) -> float:
     >>> round(parameter_distance(heads, swapped), 12)
     0.0
     """
-    a, b = as_coef(heads_a), as_coef(heads_b)
+    a, b = as_coef(heads_a, name="heads_a"), as_coef(heads_b, name="heads_b")
     if a.shape != b.shape:
-        raise ValueError(f"the two layers have coefficient shapes {a.shape} and {b.shape}; they need the same d")
+        raise ValueError(f"the two layers heads_a and heads_b have coefficient shapes {a.shape} and {b.shape}; "
+                         "they need the same d")
     return float(np.linalg.norm(a - b))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._deprecated import renamed_keyword
-from .._validation import check_positive_int
+from .._validation import check_positive_int, check_rng
 from ..attention import attention
 from ..heads import Heads, random_heads
 from ..inputs import gaussian_inputs
@@ -57,7 +57,7 @@ def learning_curve(d: int, noise: float, *, Ns=None, n: int = 6, N_test: int = 2
         ``||F_hat - F|| / ||F||`` on fresh inputs, one per N.
     """
     N_test = renamed_keyword("learning_curve", "n_test", n_test, "N_test", N_test)
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     psi = n_features(d)
     Ns = np.unique(np.geomspace(psi // 2, 16 * psi, 9).astype(int)) if Ns is None else np.asarray(Ns)
     teacher = random_heads(2, d, rng=rng)
@@ -123,8 +123,9 @@ def heads_vs_regression(d: int, *, N: int, n: int, heads=(1, 2, 4, 8), seeds: in
     -------
     HeadsRace
     """
-    rng = np.random.default_rng(rng)
     d, N, n = check_positive_int("d", d), check_positive_int("N", N), check_positive_int("n", n)
+    seeds, n_val = check_positive_int("seeds", seeds), check_positive_int("n_val", n_val)
+    rng = check_rng(rng)
     teacher = random_heads(1, d, rng=rng)
     X = gaussian_inputs(N, n, d, rng=rng) / np.sqrt(n)
     X_val = gaussian_inputs(n_val, n, d, rng=rng) / np.sqrt(n)
@@ -229,7 +230,7 @@ def adam_on_memories(data, heads=(1, 2, 4, 8), *, epochs: int = 300, lr: float =
     loss : dict of str -> float
         Final training MSE, by head count (near 0 means an empirical risk minimiser).
     """
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     distance, loss = {}, {}
     for m, stream in zip(heads, rng.spawn(len(heads)), strict=True):
         label = f"{m} head" + ("s" if m > 1 else "")
@@ -410,7 +411,8 @@ def identifiability_sweep(shares, *, N: int = 2**14, m: int = 2, steps: int = 10
     ([40, 36], True, True)
     """
     N_test = renamed_keyword("identifiability_sweep", "n_test", n_test, "N_test", N_test)
-    rng = np.random.default_rng(rng)
+    N, N_test = check_positive_int("N", N), check_positive_int("N_test", N_test)
+    rng = check_rng(rng)
     shares = np.atleast_1d(np.asarray(shares, dtype=float))
     steps = check_positive_int("steps", steps)
     test = sample_memories(N_test, m, rng=rng)

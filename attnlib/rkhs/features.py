@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_flag
 from . import _normal_equations as _ne
 
 n_features = _ne.n_features
@@ -48,10 +49,16 @@ def cubic_features(X, *, causal: bool = False):
     ((5, 18), (5, 7, 18))
     """
     seqs = _ne.as_sequences(X)
+    causal = check_flag("causal", causal)
     mode = "causal" if causal else "last"
     psi = n_features(seqs.d)
     _ne.check_memory("cubic_features", 8 * seqs.rows(mode) * psi + 8 * _ne._CHUNK_FLOATS, seqs.d)
-    return _ne.map_rows(seqs, mode, _ne.features, psi)
+    with np.errstate(over="ignore", invalid="ignore"):
+        Phi = _ne.map_rows(seqs, mode, _ne.features, psi)
+    if not all(np.isfinite(p).all() for p in (Phi if isinstance(Phi, list) else [Phi])):
+        raise ValueError("the cubic features of X overflow float64: the entries of X are too large for products "
+                         "of three of them; rescale X")
+    return Phi
 
 
 def kernel(X, X2):
@@ -92,9 +99,13 @@ def kernel(X, X2):
             x[idx] = X3[:, -1]
         return G.reshape(seqs.N, -1), np.diagonal(G, axis1=1, axis2=2), x
 
-    Ga, Da, xa = parts(a)
-    Gb, Db, xb = parts(b)
-    K = 0.5 * (Ga @ Gb.T + Da @ Db.T) * (xa @ xb.T)
+    with np.errstate(over="ignore", invalid="ignore"):
+        Ga, Da, xa = parts(a)
+        Gb, Db, xb = parts(b)
+        K = 0.5 * (Ga @ Gb.T + Da @ Db.T) * (xa @ xb.T)
+    if not np.isfinite(K).all():
+        raise ValueError("the kernel of X and X2 overflows float64: it is a polynomial of degree 6 in their "
+                         "entries; rescale X and X2")
     if a.single and b.single:
         return float(K[0, 0])
     return K[0] if a.single else K[:, 0] if b.single else K

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .._validation import check_flag
 from . import _normal_equations as _ne
 from .features import cubic_features, n_features
 
@@ -34,6 +35,10 @@ class Certificate:
         Whether the features are those of every prefix.
     eigenvalues : ndarray of shape (psi,)
         The whole spectrum of ``Lambda_D``, ascending.
+    scale : float
+        The power of two the data were divided by (1 for data of ordinary size):
+        ``lam_min``, ``lam_max`` and ``eigenvalues`` are those of ``X / scale``,
+        and ``Lambda_D`` of ``X`` itself has ``scale**6`` times them.
     """
 
     lam_min: float
@@ -45,6 +50,7 @@ class Certificate:
     causal: bool
     eigenvalues: np.ndarray = field(repr=False)
     _basis: np.ndarray = field(repr=False)
+    scale: float = 1.0
 
     def span_residual(self, X):
         """Relative distance of each test feature vector from the span of the training features.
@@ -80,7 +86,9 @@ class Certificate:
 
     def __repr__(self) -> str:
         verdict = "identifiable" if self.identifiable else "not certified"
-        return f"Certificate({verdict}, lam_min={self.lam_min:.3g}, rank={self.rank} of psi={self.psi}, N={self.N})"
+        scaled = "" if self.scale == 1.0 else f", of X / {self.scale:.3g}"
+        return (f"Certificate({verdict}, lam_min={self.lam_min:.3g}{scaled}, rank={self.rank} of psi={self.psi}, "
+                f"N={self.N})")
 
 
 def _d_from_psi(psi: int) -> int:
@@ -113,6 +121,14 @@ def certificate(X, *, causal: bool = False) -> Certificate:
     always give a singular ``Lambda_D`` for d >= 2: then the span form certifies
     agreement on the test inputs whose features lie in its range. Chapter 5.
 
+    The certificate is scale-invariant: the features are cubic, so ``c X`` has
+    ``Lambda_D`` equal to ``c**6`` times that of ``X``, with the same rank, the
+    same range (span form) and the same verdict. Data whose largest entry lies
+    outside [2**-16, 2**16] are divided by a power of two ``scale`` (exact in
+    floating point) before ``Lambda_D`` is formed, so that ``c**6`` neither
+    overflows nor underflows; the eigenvalues are then reported for
+    ``X / scale`` (attribute ``scale``).
+
     Examples
     --------
     >>> from attnlib.rkhs import certificate
@@ -122,6 +138,10 @@ def certificate(X, *, causal: bool = False) -> Certificate:
     Certificate(not certified, lam_min=0, rank=4 of psi=6, N=200)
     """
     seqs = _ne.as_sequences(X)
+    causal = check_flag("causal", causal)
+    scale = _power_of_two_scale(seqs)
+    if scale != 1.0:
+        seqs = replace(seqs, blocks=[(idx, arr / scale) for idx, arr in seqs.blocks])
     mode = "causal" if causal else "last"
     d = seqs.d
     psi = n_features(d)
@@ -133,7 +153,34 @@ def certificate(X, *, causal: bool = False) -> Certificate:
     rank = int(keep.sum())
     identifiable = rank == psi
     lam_min = float(max(w[0], 0.0)) if identifiable else 0.0
-    return Certificate(lam_min, top, rank, psi, rows, identifiable, bool(causal), w, V[:, keep])
+    return Certificate(lam_min, top, rank, psi, rows, identifiable, causal, w, V[:, keep], scale)
+
+
+def _power_of_two_scale(seqs) -> float:
+    """1, or the power of two that brings the largest entry of data outside [2**-16, 2**16] into [0.5, 1)."""
+    big = max(float(np.abs(arr).max()) for _, arr in seqs.blocks)
+    if big == 0.0 or 2.0**-16 <= big <= 2.0**16:
+        return 1.0
+    return float(np.ldexp(1.0, int(np.frexp(big)[1])))
+
+
+def _rescaled(seqs, scale: float):
+    """``seqs`` divided by ``scale`` (exact for a power of two)."""
+    return seqs if scale == 1.0 else replace(seqs, blocks=[(idx, arr / scale) for idx, arr in seqs.blocks])
+
+
+def _cube_scaled(coef: np.ndarray, scale: float, name: str) -> np.ndarray:
+    """``coef * scale**3`` exactly (a power of two), refusing a result that overflows or underflows."""
+    if scale == 1.0:
+        return coef
+    out = np.ldexp(coef, 3 * (int(np.frexp(scale)[1]) - 1))
+    if not np.isfinite(out).all() or np.any((out == 0) & (coef != 0)):
+        raise ValueError(
+            f"the coefficients for data {name} of this size do not fit in float64: the output is cubic in "
+            f"{name}, so they scale as 1 / {name}**3; rescale {name}"
+        )
+    return out
+
 
 
 @dataclass(frozen=True, eq=False)

@@ -6,11 +6,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_positive_int
+from .._validation import check_flag, check_positive_int
 from ..heads import Heads
 from . import _normal_equations as _ne
 from .coefficients import as_coef, heads_from_coef
 from .features import n_features
+from .identifiability import _cube_scaled, _power_of_two_scale, _rescaled
 
 
 @dataclass(frozen=True, eq=False)
@@ -48,7 +49,10 @@ class LinearFit:
         """
         d = self.coef.shape[1]
         seqs = _ne.as_sequences(X, d=d)
-        return _ne.map_rows(seqs, self.mode, lambda g, x: _ne.apply_coef(g, x, self.coef), d)
+        # phi(X) c = phi(X / s) (s**3 c): data of extreme size are brought near 1 by a power of two s
+        scale = _power_of_two_scale(seqs)
+        seqs, coef = _rescaled(seqs, scale), _cube_scaled(self.coef, scale, "X")
+        return _ne.map_rows(seqs, self.mode, lambda g, x: _ne.apply_coef(g, x, coef), d)
 
     def __repr__(self) -> str:
         return (f"LinearFit(d={self.coef.shape[1]}, heads={self.heads.m}, mode={self.mode!r}, "
@@ -114,21 +118,31 @@ def fit_linear_attention(X, Y, *, causal: bool = False, steps: int | None = None
     if seqs.single:
         raise ValueError("X must be a batch of shape (N, n, d) or a list of sequences; received one sequence")
     kind, targets = _ne.as_targets(Y, seqs)
+    causal = check_flag("causal", causal)
     mode = "last" if kind == "last" else ("causal" if causal else "all")
     d = seqs.d
     psi = n_features(d)
     _ne.check_memory("fit_linear_attention", _ne.solve_memory(d, d), d)
     c0 = None
     if start is not None:
-        c0 = as_coef(start)
+        c0 = as_coef(start, name="start")
         if c0.shape != (psi, d):
             raise ValueError(f"start must have coefficients of shape ({psi}, {d}); received shape {c0.shape}")
 
+    # data of extreme size are fitted as X / s (s a power of two; the features scale by s**3, the
+    # coefficients by s**-3, and least squares, gradient descent and the rank are unchanged)
+    scale = _power_of_two_scale(seqs)
+    seqs = _rescaled(seqs, scale)
+    if c0 is not None:
+        c0 = _cube_scaled(c0, scale, "X")
+
     # Algorithm 1: least squares on the cubic features (streamed; phi is never stored whole) ...
+    if steps is not None:
+        steps = check_positive_int("steps", steps)
     if steps is None:
         solution = _ne.solve(seqs, mode, targets, start=c0)
     else:
-        solution = _ne.gradient_descent(seqs, mode, targets, check_positive_int("steps", steps), c0)
+        solution = _ne.gradient_descent(seqs, mode, targets, steps, c0)
+    coef = _cube_scaled(solution.coef, 1.0 / scale, "X")
     # ... then the SVD of the coefficients gives back at most d^2 heads
-    return LinearFit(heads_from_coef(solution.coef), solution.coef, solution.loss, mode, solution.solver,
-                     solution.rank)
+    return LinearFit(heads_from_coef(coef), coef, solution.loss, mode, solution.solver, solution.rank)

@@ -31,9 +31,24 @@ class SculptError(RuntimeError):
         super().__init__(f"{phase}: {message}")
 
 
-def check_m(m) -> int:
-    """The number of heads, a positive integer."""
-    return check_positive_int("m", m)
+def check_nonzero_labels(name: str, Y: np.ndarray) -> None:
+    """Raise if ``Y`` is all zero: a relative residual ``||F - Y|| / ||Y||`` is then undefined."""
+    if not np.any(Y):
+        raise ValueError(
+            f"{name} is all zero, so the relative residual ||F - {name}|| / ||{name}|| is undefined; "
+            f"use labels of a layer with nonzero output"
+        )
+
+
+def check_m(m, d: int | None = None) -> int:
+    """The number of heads, a positive integer (at most d**2 when the heads must span distinct directions)."""
+    m = check_positive_int("m", m)
+    if d is not None and m > d * d:
+        raise ValueError(
+            f"m must be at most d**2 = {d * d} for tokens of dimension d={d}: the attention matrices of the "
+            f"heads are directions in the d**2-dimensional space of (d, d) matrices; received m={m}"
+        )
+    return m
 
 
 def check_matrix(name: str, A, d: int | None = None) -> np.ndarray:

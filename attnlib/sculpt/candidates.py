@@ -15,10 +15,10 @@ import itertools
 import numpy as np
 
 from .._linalg import lstsq
-from .._validation import as_float_array, check_positive_int
+from .._validation import as_float_array, check_positive_float, check_positive_int, check_rng
 from ..attention import forward
 from ..heads import Heads
-from ._common import check_data, check_m
+from ._common import check_data, check_m, check_nonzero_labels
 from .body import Body, support
 from .span import Span
 
@@ -54,6 +54,7 @@ def fit_W(X, Y, Theta) -> tuple[np.ndarray, float]:
     True
     """
     X, Y = check_data(X, Y, boolean=False)
+    check_nonzero_labels("Y", Y)
     Theta = as_float_array("Theta", Theta)
     if Theta.ndim == 2:
         Theta = Theta[None]
@@ -80,7 +81,9 @@ def best_scale(X, Y, Theta, *, scales=None, max_examples: int = 400) -> tuple[He
         Relative residual on all the data.
     c : float
     """
+    X, Y = check_data(X, Y, boolean=False)
     Theta = as_float_array("Theta", Theta)
+    max_examples = check_positive_int("max_examples", max_examples)
     X_all, Y_all = X, Y
     X, Y = X[:max_examples], Y[:max_examples]
     scales = np.geomspace(0.25, 16.0, 25) if scales is None else np.asarray(scales, dtype=float)
@@ -165,8 +168,10 @@ def net_candidates(span: Span, m: int, *, radius: float = 1.5, steps: int = 9, b
     -------
     ndarray of shape (T, m, d, d)
     """
-    rng = np.random.default_rng(rng)
     m = check_m(m)
+    radius = check_positive_float("radius", radius)
+    budget = check_positive_int("budget", budget)
+    rng = check_rng(rng)
     basis = span.basis
     grid = np.linspace(-radius, radius, check_positive_int("steps", steps))
     if m == 1:

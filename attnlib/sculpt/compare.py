@@ -12,12 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_positive_float, check_positive_int
+from .._validation import check_positive_float, check_positive_int, check_rng
 from ..attention import attention
 from ..heads import Heads
 from ..inputs import boolean_inputs
 from ..training import train
-from ._common import ItemAccess, SculptError, check_data, check_heads, check_m
+from ._common import ItemAccess, SculptError, check_data, check_heads, check_m, check_nonzero_labels
 from .instances import planted_instance
 from .local import lbfgs_restarts, polish_from_random
 from .pipeline import SculptReport, learn
@@ -83,7 +83,8 @@ def relative_test_error(heads: Heads, X_test, Y_test) -> float:
     0.0
     """
     heads = check_heads(heads)
-    X_test, Y_test = check_data(X_test, Y_test, boolean=False, d=heads.d)
+    X_test, Y_test = check_data(X_test, Y_test, boolean=False, d=heads.d, names=("X_test", "Y_test"))
+    check_nonzero_labels("Y_test", Y_test)
     return float(np.linalg.norm(attention(X_test, heads) - Y_test) / np.linalg.norm(Y_test))
 
 
@@ -126,11 +127,13 @@ def compare_methods(X, Y, m: int, X_test, Y_test, *, methods=METHODS, restarts: 
     single start succeeds, and the fraction of instances with a small test
     error is the success rate with restarts.
     """
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     X, Y = check_data(X, Y)
     m = check_m(m)
     restarts = check_positive_int("restarts", restarts)
     accept = check_positive_float("accept", accept)
+    adam_epochs = check_positive_int("adam_epochs", adam_epochs)
+    adam_lr = check_positive_float("adam_lr", adam_lr)
     unknown = set(methods) - set(METHODS)
     if unknown:
         raise ValueError(f"unknown methods {sorted(unknown)}; choose from {METHODS}")
@@ -205,7 +208,7 @@ def sweep(scales, sizes, *, seeds: int = 3, m: int = 2, d: int = 4, n: int = 3, 
     -------
     SweepResult
     """
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     seeds = check_positive_int("seeds", seeds)
     shape = (len(scales), len(sizes), seeds)
     errors = {k: np.full(shape, np.nan) for k in methods}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_rng
 from ..attention import attention
 from ..heads import Heads
 from ..inputs import boolean_inputs
@@ -126,7 +127,7 @@ def slice_threshold_data(scale: float, shared: float, *, d: int = 4, n: int = 3,
     crude : float
         Relative error of the crude estimate on the same data.
     """
-    g = np.random.default_rng(rng)
+    g = check_rng(rng)
     quantiles = np.geomspace(0.003, 0.5, 10) if quantiles is None else np.asarray(quantiles, dtype=float)
     heads = planted_instance(2, d, scale=scale, shared=shared, check=False, rng=g)
     X = boolean_inputs(N, n, d, rng=g)

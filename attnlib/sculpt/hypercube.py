@@ -12,7 +12,7 @@ import itertools
 
 import numpy as np
 
-from .._validation import as_float_array, check_boolean, check_positive_int, check_sequences
+from .._validation import as_float_array, check_boolean, check_positive_int, check_rng, check_sequences
 from ._common import check_matrix, gap_features
 
 _MAX_ENUMERATED_D = 16
@@ -122,7 +122,7 @@ def gap_feature_rank(d: int, *, samples: int | None = None, rng=None) -> int:
     >>> gap_feature_rank(3)
     9
     """
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     d = check_positive_int("d", d)
     if samples is None:
         if 3 * d > 18:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._deprecated import renamed
-from .._validation import as_float_array, check_positive_float, check_positive_int
+from .._validation import as_float_array, check_flag, check_positive_float, check_positive_int, check_rng
 from ..heads import Heads
 from ._common import check_heads, check_m
 
@@ -158,7 +158,14 @@ def measure_conditions(
     True
     """
     heads = check_heads(heads)
+    if not isinstance(norm_window, (tuple, list)) or len(norm_window) != 2:
+        raise ValueError(f"norm_window must be a pair (low, high) of positive numbers; received {norm_window!r}")
     lo, hi = (check_positive_float("norm_window", v) for v in norm_window)
+    if lo >= hi:
+        raise ValueError(f"norm_window must be a pair (low, high) with low < high; received {norm_window!r}")
+    for name, value in (("max_sum_W_condition", max_sum_W_condition), ("min_norm_ratio", min_norm_ratio),
+                        ("min_separation", min_separation), ("max_gram_condition", max_gram_condition)):
+        check_positive_float(name, value)
     S = heads.W.sum(axis=0)
     sum_cond = float(np.linalg.cond(S))
     norms = np.linalg.norm(heads.Theta, axis=(1, 2))
@@ -230,10 +237,11 @@ def planted_instance(m: int, d: int, *, scale: float = 4.0, shared: float = 0.6,
     >>> heads, np.linalg.norm(heads.Theta, axis=(1, 2)).round(3)
     (Heads(m=2, d=4), array([4., 4.]))
     """
-    rng = np.random.default_rng(rng)
     m = check_m(m)
     d = check_positive_int("d", d)
     scale = check_positive_float("scale", scale)
+    check = check_flag("check", check)
+    rng = check_rng(rng)
     shared = float(shared)
     if not 0.0 <= shared < 1.0:
         raise ValueError(f"shared must be in [0, 1) (at 1 all heads coincide); received {shared}")

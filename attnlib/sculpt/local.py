@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_positive_int
+from .._validation import check_positive_float, check_positive_int, check_rng, check_sequences
 from ..attention import forward as _forward
 from ..heads import Heads, random_heads
 from ..training import loss_and_gradient_arrays as _loss_grad
-from ._common import ItemAccess, check_data, check_heads, check_m
+from ._common import ItemAccess, check_data, check_heads, check_m, check_nonzero_labels
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,9 @@ def residual_jacobian(X, Theta, W) -> np.ndarray:
     >>> residual_jacobian(boolean_inputs(5, 4, 3, rng=1), heads.Theta, heads.W).shape
     (60, 36)
     """
+    X, _ = check_sequences(X)
+    heads = Heads(Theta, W)  # checks both: real, finite, (m, d, d) alike
+    Theta, W = heads.Theta, check_heads(heads, X.shape[-1]).W
     N, n, d = X.shape
     m = Theta.shape[0]
     _, A, AX = _forward(X, Theta, W, "softmax", False)  # A (N, m, n, n), AX (N, m, n, d)
@@ -118,6 +121,9 @@ def polish(X, Y, heads: Heads, *, max_examples: int | None = None, max_nfev: int
     heads = check_heads(heads, X.shape[-1])
     m, d = heads.m, heads.d
     N, n, _ = X.shape
+    if max_examples is not None:
+        max_examples = check_positive_int("max_examples", max_examples)
+    check_nonzero_labels("Y", Y[: max_examples or N])
     if max_examples is None:
         max_examples = max(200, -(-30 * 2 * m * d * d // (n * d)))
     max_examples = check_positive_int("max_examples", max_examples)
@@ -153,10 +159,11 @@ def polish_from_random(X, Y, m: int, *, restarts: int = 1, init_scale: float = 1
     info : RestartInfo
         ``residual``, ``restarts`` (runs made), ``seconds`` (total).
     """
-    rng = np.random.default_rng(rng)
     X, Y = check_data(X, Y, boolean=False)
     m = check_m(m)
     restarts = check_positive_int("restarts", restarts)
+    init_scale = check_positive_float("init_scale", init_scale)
+    rng = check_rng(rng)
     best, best_info, total, runs = None, None, 0.0, 0
     for _ in range(restarts):
         runs += 1
@@ -193,11 +200,15 @@ def lbfgs_restarts(X, Y, m: int, *, restarts: int = 5, init_scale: float = 1.0, 
     """
     from scipy.optimize import minimize
 
-    rng = np.random.default_rng(rng)
     X, Y = check_data(X, Y, boolean=False)
-    X, Y = X[:max_examples], Y[:max_examples]
     m = check_m(m)
     restarts = check_positive_int("restarts", restarts)
+    max_examples = check_positive_int("max_examples", max_examples)
+    maxiter = check_positive_int("maxiter", maxiter)
+    init_scale = check_positive_float("init_scale", init_scale)
+    tol = check_positive_float("tol", tol)
+    rng = check_rng(rng)
+    X, Y = X[:max_examples], Y[:max_examples]
     d = X.shape[-1]
     scale = float(np.mean(Y**2))
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from .._deprecated import renamed
-from .._validation import check_positive_float, check_positive_int
+from .._validation import check_choice, check_flag, check_positive_float, check_positive_int, check_rng
 from ..heads import Heads
 from ._common import ItemAccess, SculptError, check_data, check_m
 from .body import Body, prune, sculpt_body
@@ -17,7 +17,7 @@ from .local import PolishInfo
 from .local import polish as _polish
 from .proxy import min_norm_proxy, refine_sum_W
 from .span import Span, face_span, random_span, spectral_span
-from .sum_w import atom_score, estimate_sum_W
+from .sum_w import _atom_score, estimate_sum_W
 
 SPAN_METHODS = ("face", "spectral", "random")
 
@@ -160,6 +160,10 @@ def carve(X, Y, *, rounds: int = 2, delta: float = 0.05, quantile: float = 0.05)
     """
     X, Y = check_data(X, Y)
     rounds = check_positive_int("rounds", rounds)
+    delta = check_positive_float("delta", delta)
+    quantile = check_positive_float("quantile", quantile)
+    if quantile > 1:
+        raise ValueError(f"quantile must be in (0, 1]; received {quantile}")
     out: dict = {"seconds": {}}
     clock = time.perf_counter()
     S, info = estimate_sum_W(X, Y)
@@ -179,7 +183,7 @@ sculpt = renamed("sculpt", carve)
 
 
 def _sculpt_rounds(X, Y, S, out, rounds, delta, quantile):
-    score = atom_score(X, Y, S)
+    score = _atom_score(X, Y, S)
     S_slice, info3 = None, None
     dropped_per_round = []
     for _ in range(rounds):
@@ -189,7 +193,7 @@ def _sculpt_rounds(X, Y, S, out, rounds, delta, quantile):
         out["dropped"] = tuple(dropped_per_round)
         proxy = min_norm_proxy(body)
         S_slice, info3 = refine_sum_W(X, Y, proxy, quantile=quantile)
-        slice_score = atom_score(X, Y, S_slice)
+        slice_score = _atom_score(X, Y, S_slice)
         if slice_score <= score:
             S, score = S_slice, slice_score
     body, dropped = prune(sculpt_body(X, Y, S, delta=max(delta, 3.0 * score)))
@@ -270,13 +274,13 @@ def learn(X, Y, m: int, *, rng=None, polish: bool = True, tol: float = 1e-3, sta
     >>> result.heads, bool(result.report.residual < 1e-3), result.report.starts
     (Heads(m=2, d=4), True, 1)
     """
-    rng = np.random.default_rng(rng)
     X, Y = check_data(X, Y)
-    m = check_m(m)
+    m = check_m(m, X.shape[-1])
+    polish = check_flag("polish", polish)
     tol = check_positive_float("tol", tol)
     starts = check_positive_int("starts", starts)
-    if span not in SPAN_METHODS:
-        raise ValueError(f"span must be one of {SPAN_METHODS}; received {span!r}")
+    check_choice("span", span, SPAN_METHODS)
+    rng = check_rng(rng)
     report: dict = {"seconds": {}}
     clock = time.perf_counter()
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._linalg import lstsq
-from .._validation import check_positive_float, check_positive_int
+from .._validation import check_flag, check_positive_float, check_positive_int, check_sequences
 from ._common import SculptError, check_data, check_matrix, distinct_from, gather_tokens
 from .body import Body
 from .sum_w import spanning_prefix, trimmed_sum_W
@@ -84,7 +84,7 @@ def proxy_margins(X, proxy) -> tuple[np.ndarray, np.ndarray]:
         ``min_c x_a^T P (x_b - x_c)`` over tokens c with a different value;
         ``inf`` when all tokens equal x_b.
     """
-    X = np.asarray(X, dtype=float)
+    X, _ = check_sequences(X)
     P = check_matrix("proxy", proxy, X.shape[-1])
     L = np.einsum("Nap,pq,Nbq->Nab", X, P, X)  # proxy logits (N, a, b)
     b = L.argmax(axis=-1)
@@ -145,6 +145,7 @@ def refine_sum_W(X, Y, proxy, *, quantile: float = 0.05, keep: float = 0.5, iter
         raise ValueError(f"quantile and keep must be in (0, 1]; received {quantile}, {keep}")
     iterations = check_positive_int("iterations", iterations)
     min_rows = 5 * d if min_rows is None else check_positive_int("min_rows", min_rows)
+    atoms = check_flag("atoms", atoms)
     b, margin = proxy_margins(X, proxy)
     margin, tokens, labels = margin.ravel(), gather_tokens(X, b).reshape(N * n, d), Y.reshape(N * n, d)
     finite = np.flatnonzero(np.isfinite(margin))

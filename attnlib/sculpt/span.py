@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_float_array, check_positive_float, check_positive_int
+from .._validation import as_float_array, check_positive_float, check_positive_int, check_rng
 from ._common import SculptError, check_data, check_m, check_matrix, distinct_from, gap_features, gather_tokens
 from .body import Body, support
 from .proxy import proxy_margins
@@ -104,12 +104,14 @@ def face_span(body: Body, proxy, m: int, *, eps: float = 0.2, directions: int | 
     >>> face_span(body, min_norm_proxy(body), 2, rng=2).basis.shape
     (2, 4, 4)
     """
-    rng = np.random.default_rng(rng)
-    m = check_m(m)
+    if not isinstance(body, Body):
+        raise TypeError(f"body must be a Body (from sculpt_body); received {type(body).__name__}")
     d = body.d
+    m = check_m(m, d)
     P = check_matrix("proxy", proxy, d)
     eps = check_positive_float("eps", eps)
     k = 32 * m if directions is None else check_positive_int("directions", directions)
+    rng = check_rng(rng)
     norm = float(np.linalg.norm(P))
     box = bound if bound is not None else (body.bound if body.bound is not None else 2.0 * norm)
     boxed = body.with_bound(box)
@@ -166,7 +168,10 @@ def spectral_span(X, Y, sum_W, proxy, m: int, *, quantile: float = 0.3) -> Span:
     """
     X, Y = check_data(X, Y)
     N, n, d = X.shape
-    m = check_m(m)
+    m = check_m(m, d)
+    quantile = check_positive_float("quantile", quantile)
+    if quantile > 1:
+        raise ValueError(f"quantile must be in (0, 1]; received {quantile}")
     S = check_matrix("sum_W", sum_W, d)
     P = check_matrix("proxy", proxy, d)
     Pu = P.ravel() / np.linalg.norm(P)
@@ -198,10 +203,10 @@ def random_span(proxy, m: int, *, rng=None) -> Span:
     >>> random_span(np.eye(3), 2, rng=0).basis.shape
     (2, 3, 3)
     """
-    rng = np.random.default_rng(rng)
-    m = check_m(m)
     P = check_matrix("proxy", proxy)
     d = P.shape[0]
+    m = check_m(m, d)
+    rng = check_rng(rng)
     return Span(_basis(P, rng.standard_normal((m - 1, d * d))), np.zeros((0, d, d)), "random")
 
 

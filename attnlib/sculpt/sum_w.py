@@ -140,10 +140,22 @@ def atom_score(X, Y, sum_W, *, q: float = 0.05) -> float:
         too, but not at q = 0.2; :func:`estimate_sum_W` therefore ranks by the sum
         of both (chapter 8).
     """
-    X = np.asarray(X, dtype=float)
-    b, r = atom_residuals(X, Y, sum_W)
-    scale = float(np.median(np.linalg.norm(X @ np.asarray(sum_W, dtype=float), axis=-1)))
-    return float(np.quantile(r, q) / scale)
+    X, Y = check_data(X, Y)
+    S = check_matrix("sum_W", sum_W, X.shape[-1])
+    q = check_positive_float("q", q)
+    if q > 1:
+        raise ValueError(f"q must be a quantile in (0, 1]; received {q}")
+    score = _atom_score(X, Y, S, q)
+    if not np.isfinite(score):
+        raise ValueError("sum_W maps most tokens to zero (median atom norm 0), so the atom score is undefined")
+    return score
+
+
+def _atom_score(X: np.ndarray, Y: np.ndarray, S: np.ndarray, q: float = 0.05) -> float:
+    """:func:`atom_score` on checked arrays; inf (the worst score) when the median atom norm is 0."""
+    b, r = atom_residuals(X, Y, S)
+    scale = float(np.median(np.linalg.norm(X @ S, axis=-1)))
+    return float(np.quantile(r, q) / scale) if scale > 0 else float("inf")
 
 
 def trimmed_sum_W(X, Y, init, *, keep: float = 0.2, iterations: int = 30, anchors=None) -> np.ndarray:
@@ -246,6 +258,6 @@ def estimate_sum_W(X, Y) -> tuple[np.ndarray, dict]:
         candidates["constant"] = constant_sum_W(X, Y)
     except SculptError:
         pass
-    scores = {name: atom_score(X, Y, S) + atom_score(X, Y, S, q=0.2) for name, S in candidates.items()}
+    scores = {name: _atom_score(X, Y, S) + _atom_score(X, Y, S, q=0.2) for name, S in candidates.items()}
     chosen = min(scores, key=lambda name: (scores[name], name != "constant"))
     return candidates[chosen], {"candidates": candidates, "atom_score": scores, "chosen": chosen}

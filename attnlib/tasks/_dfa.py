@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_float_array, check_positive_int
+from .._validation import as_float_array, check_array_dtype, check_positive_int, check_rng
 from ..heads import Heads, as_heads
 
 # --- the automaton -------------------------------------------------------------
@@ -43,7 +43,7 @@ class DFA:
     accepting: np.ndarray | None = None
 
     def __post_init__(self):
-        delta = np.asarray(self.delta)
+        delta = check_array_dtype("delta", self.delta)
         if delta.ndim != 2 or 0 in delta.shape:
             raise ValueError(f"delta must have shape (S, A) with S, A >= 1; received shape {delta.shape}")
         if not np.issubdtype(delta.dtype, np.integer):
@@ -55,7 +55,13 @@ class DFA:
             )
         if isinstance(self.start, bool) or not isinstance(self.start, numbers.Integral) or not 0 <= self.start < S:
             raise ValueError(f"start must be a state in 0 .. {S - 1}; received {self.start!r}")
-        accepting = np.zeros(S, dtype=bool) if self.accepting is None else np.asarray(self.accepting, dtype=bool)
+        if self.accepting is None:
+            accepting = np.zeros(S, dtype=bool)
+        else:  # a copy: the caller's array stays writable
+            accepting = check_array_dtype("accepting", self.accepting)
+            if accepting.dtype != bool and not np.isin(accepting, (0, 1)).all():
+                raise ValueError(f"accepting must hold booleans (or 0/1); received {accepting.tolist()}")
+            accepting = np.array(accepting, dtype=bool)
         if accepting.shape != (S,):
             raise ValueError(f"accepting must have shape ({S},); received shape {accepting.shape}")
         delta = delta.astype(np.int64)
@@ -110,7 +116,7 @@ def random_dfa(n_states: int, n_symbols: int, *, rng=None) -> DFA:
     >>> random_dfa(4, 3, rng=0).delta.shape
     (4, 3)
     """
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     S = check_positive_int("n_states", n_states)
     A = check_positive_int("n_symbols", n_symbols)
     return DFA(rng.integers(0, S, size=(S, A)), 0, rng.random(S) < 0.5)
@@ -128,7 +134,7 @@ def random_words(N: int, length: int, n_symbols: int, *, rng=None) -> np.ndarray
     >>> random_words(5, 7, 2, rng=0).shape
     (5, 7)
     """
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     N = check_positive_int("N", N)
     length = check_positive_int("length", length)
     A = check_positive_int("n_symbols", n_symbols)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_positive_int
+from .._validation import check_flag, check_positive_int
 from ..heads import Heads
 
 MAX_DIM = 4000  # tokens larger than this are refused before anything is allocated
@@ -200,6 +200,7 @@ def instruction(layout: Layout, ops, *, advance: bool = True) -> Heads:
     -------
     Heads of dimension ``layout.d``
     """
+    advance = check_flag("advance", advance)
     ops = list(ops)
     if advance:
         writes = [("pos", "pos", np.eye(layout.size("pos"), k=1))]

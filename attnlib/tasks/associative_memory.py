@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._deprecated import moved_names
-from .._validation import check_positive_int
+from .._validation import check_flag, check_positive_int, check_rng
 from ..attention import attention
 from ..heads import Heads
 
@@ -134,8 +134,9 @@ def sample_memories(N: int, m: int, *, orthogonal_share: float = 0.0, unit_norm:
     >>> data, data.X.shape, data.Y.shape
     (Memories(N=100, m=2, orthogonal_share=0.5), (100, 3, 4), (100, 4))
     """
-    rng = np.random.default_rng(rng)
     N, m = check_positive_int("N", N), check_positive_int("m", m)
+    unit_norm = check_flag("unit_norm", unit_norm)
+    rng = check_rng(rng)
     share = float(orthogonal_share)
     if not 0.0 <= share <= 1.0:
         raise ValueError(f"orthogonal_share must lie in [0, 1]; received {orthogonal_share}")

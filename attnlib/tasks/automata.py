@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_positive_int
+from .._validation import check_positive_int, check_rng
 from ..heads import Heads
 from ._dfa import (
     DFA,
@@ -130,7 +130,7 @@ def transition_data(n_dfas: int, n_states: int, n_symbols: int, *, length: int, 
     >>> data
     TransitionData(N=40, n=10, d=9, dfas=10)
     """
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     n_dfas = check_positive_int("n_dfas", n_dfas)
     S = check_positive_int("n_states", n_states)
     A = check_positive_int("n_symbols", n_symbols)
@@ -187,11 +187,15 @@ def fresh_dfas(n: int, n_states: int, n_symbols: int, *, exclude=(), rng=None) -
     >>> any((t.delta == test[0].delta).all() for t in train)
     False
     """
-    rng = np.random.default_rng(rng)
     n = check_positive_int("n", n)
     S = check_positive_int("n_states", n_states)
     A = check_positive_int("n_symbols", n_symbols)
-    seen = {dfa.delta.tobytes() for dfa in exclude}
+    rng = check_rng(rng)
+    exclude = list(exclude)
+    if not all(isinstance(dfa, DFA) for dfa in exclude):
+        raise TypeError(f"exclude must hold DFAs; received {sorted({type(x).__name__ for x in exclude})}")
+    # only tables of the same shape (S, A) can collide; the bytes alone would not say the shape
+    seen = {dfa.delta.tobytes() for dfa in exclude if dfa.delta.shape == (S, A)}
     if len(seen) >= S ** (S * A):
         raise ValueError(f"exclude already holds all {S ** (S * A)} transition tables with S={S}, A={A}")
     out: list = []

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_positive_int
+from .._validation import as_float_array, check_nonnegative_int, check_positive_int, check_rng
 from ..heads import Heads
 from ._programs import Layout, Op, copy, if_then, instruction, lookup, round_token, run_program
 
@@ -97,6 +97,17 @@ class TuringMachine:
     def __post_init__(self):
         Q = check_positive_int("n_states", self.n_states)
         A = check_positive_int("n_symbols", self.n_symbols)
+        if not isinstance(self.delta, dict):
+            raise TypeError(
+                f"delta must be a dict (q, a) -> (q_next, write, move); received {type(self.delta).__name__}"
+            )
+        for key, value in self.delta.items():
+            if not (_int_tuple(key, 2) and _int_tuple(value, 3)):
+                raise TypeError(
+                    f"delta must map pairs of ints (q, a) to triples of ints (q_next, write, move); "
+                    f"received {key!r} -> {value!r}"
+                )
+        check_nonnegative_int("start", self.start)
         for (q, a), (q2, w, mv) in self.delta.items():
             if not (0 <= q < Q and 0 <= a < A and 0 <= q2 < Q and 0 <= w < A and mv in (LEFT, RIGHT)):
                 raise ValueError(f"bad transition {(q, a)} -> {(q2, w, mv)} for {Q} states, {A} symbols, moves 0/1")
@@ -122,6 +133,12 @@ class TuringMachine:
         return f"TuringMachine(states={self.n_states}, symbols={self.n_symbols}, halting={self.halting})"
 
 
+def _int_tuple(value, length: int) -> bool:
+    """Whether ``value`` is a tuple of ``length`` ints (numpy ints included, bools and floats not)."""
+    return (isinstance(value, tuple) and len(value) == length
+            and all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in value))
+
+
 def busy_beaver() -> TuringMachine:
     """The 2-state, 2-symbol busy beaver: 6 steps from a blank tape, four 1s, then halt (state 2)."""
     return TuringMachine(
@@ -137,7 +154,7 @@ def random_machine(n_states: int, n_symbols: int, *, rng=None) -> TuringMachine:
     >>> random_machine(3, 2, rng=0).halting
     []
     """
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     Q = check_positive_int("n_states", n_states)
     A = check_positive_int("n_symbols", n_symbols)
     delta = {(q, a): (int(rng.integers(Q)), int(rng.integers(A)), int(rng.integers(2))) for q in range(Q)
@@ -175,6 +192,17 @@ def tm_layout(tm: TuringMachine, tape_length: int, steps: int) -> Layout:
     return Layout(blocks)
 
 
+def _check_tape(tape, n_symbols: int) -> list[int]:
+    """The tape as a list of int symbols; refuses None, text, and fractional or non-finite entries."""
+    arr = as_float_array("tape", tape)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"tape must be a non-empty 1-D sequence of symbols; received shape {arr.shape}")
+    if np.any(arr != np.round(arr)) or np.any(arr < 0) or np.any(arr >= n_symbols):
+        raise ValueError(f"tape must have {arr.size} symbols in 0 .. {n_symbols - 1} (integers); "
+                         f"received {arr.tolist()}")
+    return [int(x) for x in arr]
+
+
 def embed(tm: TuringMachine, tape, head: int, layout: Layout) -> np.ndarray:
     """The initial context: one token per live state (its transition row), one per tape cell, a start token.
 
@@ -186,7 +214,8 @@ def embed(tm: TuringMachine, tape, head: int, layout: Layout) -> np.ndarray:
     -------
     X : ndarray of shape (live states + tape length + 1, d)
     """
-    tape = [int(x) for x in tape]
+    tape = _check_tape(tape, tm.n_symbols)
+    head = check_nonnegative_int("head", head)
     L = layout.size("cell")
     if len(tape) != L or not all(0 <= x < tm.n_symbols for x in tape):
         raise ValueError(f"tape must have {L} symbols in 0 .. {tm.n_symbols - 1}; received {tape}")
@@ -301,6 +330,9 @@ def run(tm: TuringMachine, tape, head: int, steps: int) -> TMRun:
     """
     if not isinstance(tm, TuringMachine):
         raise TypeError(f"tm must be a TuringMachine; received {type(tm).__name__}")
+    tape = _check_tape(tape, tm.n_symbols)
+    head = check_nonnegative_int("head", head)
+    steps = check_positive_int("steps", steps)
     layout = tm_layout(tm, len(tape), steps)
     X = embed(tm, tape, head, layout)
     configs, names, worst = [_decode(X, layout)], [], 0.0

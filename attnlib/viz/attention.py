@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_sequences
+from .._validation import check_flag, check_sequences
 from ..attention import attention_weights
 from ..heads import Heads, as_heads
 from ._style import COLORS, styled, subplots
@@ -29,6 +29,7 @@ def plot_attention_maps(X, heads: Heads, *, kind: str = "softmax", causal: bool 
         Panel i shows ``A_i[a, b]``: rows are queries a, columns keys b.
     """
     heads = as_heads(heads)
+    annotate = check_flag("annotate", annotate)
     X3, single = check_sequences(X, d=heads.d)
     if not single:
         raise ValueError(f"plot_attention_maps draws one sequence of shape (n, d); received shape {X3.shape}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_axis_values, check_series
 from ..lower_bounds import FourierSpectrum, GDRun
 from ._style import COLORS, styled, subplots
 
@@ -152,6 +153,8 @@ def plot_weight_growth(s_values, series: dict, *, ylabel: str = "size of the wei
     -------
     matplotlib.figure.Figure
     """
+    s_values = check_axis_values("s_values", s_values)
+    series = check_series("series", series, length=s_values.size)
     s_values = np.asarray(s_values, dtype=float)
     fig, axes = subplots(1, 1, width=5.0, height=3.0, constrained_layout=True)
     ax = axes[0, 0]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from .._validation import check_array_dtype, check_axis_values, check_series
 from ..rkhs.coefficients import as_coef, coefficient_matrix
 from ._style import COLORS, styled, subplots
 
@@ -120,6 +121,8 @@ def plot_learning_curve(Ns, errors: dict, *, psi: int | None = None, ylabel: str
     -------
     matplotlib.figure.Figure
     """
+    Ns = check_axis_values("Ns", Ns)
+    errors = check_series("errors", errors, length=Ns.size)
     Ns = np.asarray(Ns, dtype=float)
     fig, axes = subplots(1, 1, width=5.2, height=3.2, constrained_layout=True)
     ax = axes[0, 0]
@@ -243,6 +246,7 @@ def plot_bound_check(actual, bound, *, xlabel: str = "bound", ylabel: str = "obs
     -------
     matplotlib.figure.Figure
     """
+    actual, bound = check_array_dtype("actual", actual), check_array_dtype("bound", bound)
     actual = np.asarray(actual, dtype=float)
     bound = np.asarray(bound, dtype=float)
     fig, axes = subplots(1, 1, width=4.2, height=3.4, constrained_layout=True)

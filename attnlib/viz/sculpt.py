@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_axis_values, check_series
 from ..heads import Heads
 from ..sculpt import body_slice
 from ..sculpt.instances import min_norm_point
@@ -33,6 +34,8 @@ def plot_recovery(x, errors: dict, *, xlabel: str = "examples N", ylabel: str = 
     -------
     matplotlib.figure.Figure
     """
+    x = check_axis_values("x", x)
+    errors = check_series("errors", errors, length=x.size)
     x = np.asarray(x, dtype=float)
     fig, axes = subplots(1, 1, width=5.2, height=3.2, constrained_layout=True)
     ax = axes[0, 0]
@@ -243,6 +246,7 @@ def plot_sweep(scales, sizes, success: dict, *, title: str | None = None):
     matplotlib.figure.Figure
         One heat map per method; the number in each cell is the success rate.
     """
+    scales, sizes = check_axis_values("scales", scales), check_axis_values("sizes", sizes)
     scales, sizes = np.asarray(scales), np.asarray(sizes)
     names = list(success)
     fig, axes = subplots(1, len(names), width=2.6, height=2.7, constrained_layout=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.patches import Rectangle
 
+from .._validation import check_array_dtype, check_nonnegative_int
 from ..heads import Heads, as_heads
 from ..tasks import automata as am
 from ..tasks import turing as tu
@@ -40,7 +41,10 @@ def plot_dfa_step(dfa, word, t: int = 0, heads: Heads | None = None):
         (argmax) filled, the true next state marked.
     """
     heads = am.lookup_heads(dfa.n_states, dfa.n_symbols) if heads is None else as_heads(heads)
-    word = np.asarray(word)
+    word = check_array_dtype("word", word)
+    if word.dtype.kind not in "iu":
+        raise TypeError(f"word must hold integer symbols; received dtype {word.dtype}")
+    t = check_nonnegative_int("t", t)
     if not 0 <= t < word.size:
         raise ValueError(f"t must be a step in 0 .. {word.size - 1}; received {t}")
     S, A = dfa.n_states, dfa.n_symbols

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_axis_values, check_flag, check_series
 from ._style import COLORS, styled, subplots
 
 
@@ -23,6 +24,8 @@ def plot_loss_curves(curves: dict, *, xlabel: str = "epoch", ylabel: str = "trai
     -------
     matplotlib.figure.Figure
     """
+    curves = check_series("curves", curves)
+    logy = check_flag("logy", logy)
     fig, axes = subplots(1, 1, width=6.0, height=3.2, constrained_layout=True)
     ax = axes[0, 0]
     for j, (label, y) in enumerate(curves.items()):
@@ -60,6 +63,9 @@ def plot_loss_along_line(ts, losses: dict, *, xlabel: str = "position t on the l
     -------
     matplotlib.figure.Figure
     """
+    ts = check_axis_values("ts", ts)
+    losses = check_series("losses", losses, length=ts.size)
+    chords = check_flag("chords", chords)
     ts = np.asarray(ts, dtype=float)
     fig, axes = subplots(1, 1, width=5.2, height=3.2, constrained_layout=True)
     ax = axes[0, 0]
@@ -88,6 +94,9 @@ def plot_errorbars(x, means: dict, errors: dict | None = None, *, xlabel: str = 
     -------
     matplotlib.figure.Figure
     """
+    x = check_axis_values("x", x)
+    means = check_series("means", means, length=x.size)
+    logx, logy = check_flag("logx", logx), check_flag("logy", logy)
     x = np.asarray(x, dtype=float)
     fig, axes = subplots(1, 1, width=5.2, height=3.2, constrained_layout=True)
     ax = axes[0, 0]

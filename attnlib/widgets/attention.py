@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from .._validation import check_choice, check_sequences
+from .._validation import check_choice, check_flag, check_sequences
 from ..attention import KINDS
 from ..heads import Heads, as_heads
 from ..viz import attention as viz
@@ -31,6 +31,7 @@ def attention_explorer(X, heads: Heads, *, kind: str = "softmax", causal: bool =
     """
     heads = as_heads(heads)
     check_choice("kind", kind, KINDS)
+    causal = check_flag("causal", causal)
     X3, _ = check_sequences(X, d=heads.d)
 
     def draw(log10_c, kind, causal, example):

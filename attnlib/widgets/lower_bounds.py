@@ -8,7 +8,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 
-from .._validation import check_positive_int
+from .._validation import check_positive_int, check_rng
 from ..lower_bounds import fourier_spectrum, parity_instance
 from ..viz import lower_bounds as viz
 from ._core import interactive
@@ -36,7 +36,7 @@ def spectrum_explorer(d: int = 6, s: int = 2, *, rng=None):
     d, s = check_positive_int("d", d), check_positive_int("s", s)
     if not (s + 1 <= d <= MAX_D):
         raise ValueError(f"need s + 1 <= d <= {MAX_D}; received d={d}, s={s}")
-    seed = int(np.random.default_rng(rng).integers(2**31))
+    seed = int(check_rng(rng).integers(2**31))
 
     def draw(d, s):
         s = min(s, d - 1)

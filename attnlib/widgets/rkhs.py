@@ -9,6 +9,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 
+from .._validation import check_rng
 from ..heads import random_heads
 from ..rkhs import n_features
 from ..rkhs.experiments import learning_curve
@@ -28,7 +29,7 @@ def head_spectrum_explorer(*, rng=None):
         picture is :func:`attnlib.viz.rkhs.plot_head_spectrum` for the teacher and
         for a random coefficient vector of the same d.
     """
-    seed = np.random.default_rng(rng).integers(2**32)
+    seed = check_rng(rng).integers(2**32)
 
     def draw(d, m):
         gen = np.random.default_rng(seed)
@@ -53,7 +54,7 @@ def sample_size_explorer(*, rng=None):
         Controls: d and the noise level. The picture is
         :func:`attnlib.viz.rkhs.plot_learning_curve`.
     """
-    seed = np.random.default_rng(rng).integers(2**32)
+    seed = check_rng(rng).integers(2**32)
 
     def draw(d, log10_noise):
         noise = 0.0 if log10_noise <= -8 else 10.0**log10_noise
@@ -80,7 +81,7 @@ def identifiability_explorer(*, rng=None):
     """
     from ..rkhs.experiments import identifiability_sweep
 
-    seed = np.random.default_rng(rng).integers(2**32)
+    seed = check_rng(rng).integers(2**32)
 
     def draw(log10_steps, log2_N):
         sweep = identifiability_sweep(np.linspace(0.95, 1.0, 6), N=2**log2_N, steps=int(10**log10_steps),

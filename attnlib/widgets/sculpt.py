@@ -10,7 +10,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 
-from .._validation import check_cube_data
+from .._validation import check_cube_data, check_positive_int, check_rng
 from ..attention import attention
 from ..heads import Heads, as_heads, random_heads
 from ..inputs import boolean_inputs
@@ -31,7 +31,8 @@ def single_head_explorer(*, d: int = 6, n: int = 4, rng=None):
     Controls: d, n (kept <= d), the sharpness of the head and the largest N.
     The picture is :func:`attnlib.viz.sculpt.plot_recovery`.
     """
-    seed = int(np.random.default_rng(rng).integers(2**31))
+    d, n = check_positive_int("d", d), check_positive_int("n", n)
+    seed = int(check_rng(rng).integers(2**31))
 
     def draw(d, n, scale, largest):
         g = np.random.default_rng(seed)
@@ -78,7 +79,8 @@ def slice_explorer(*, d: int = 4, n: int = 3, N: int = 3000, rng=None):
     slices cut by the sculpted proxy and by the true Theta_star with the crude
     estimate. The picture is :func:`attnlib.viz.sculpt.plot_slice_threshold`.
     """
-    seed = int(np.random.default_rng(rng).integers(2**31))
+    d, n, N = check_positive_int("d", d), check_positive_int("n", n), check_positive_int("N", N)
+    seed = int(check_rng(rng).integers(2**31))
     quantiles = np.geomspace(0.003, 0.5, 10)
 
     def draw(scale, shared):
@@ -96,7 +98,8 @@ def report_explorer(*, d: int = 4, n: int = 3, m: int = 2, rng=None):
     Controls: the sharpness, the shared component, the number of examples and
     the seed. The picture is :func:`attnlib.viz.sculpt.plot_phase_report`.
     """
-    base = int(np.random.default_rng(rng).integers(2**31))
+    d, n, m = check_positive_int("d", d), check_positive_int("n", n), check_positive_int("m", m)
+    base = int(check_rng(rng).integers(2**31))
 
     def draw(scale, shared, examples, seed):
         g = np.random.default_rng([base, seed])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 
-from .._validation import check_sequences
+from .._validation import as_float_array, check_flag, check_sequences
 from ..heads import Heads, as_heads
 from ..landscape import loss_along_line, partners
 from ..viz import training as viz
@@ -34,9 +34,12 @@ def loss_landscape_explorer(X, Y, teacher: Heads, *, kind: str = "softmax", caus
         past the endpoints the line extends, and how many examples enter the
         loss. The picture is :func:`attnlib.viz.training.plot_loss_along_line`.
     """
-    teacher = as_heads(teacher)
+    teacher = as_heads(teacher, name="teacher")
+    causal = check_flag("causal", causal)
     X3, _ = check_sequences(X, d=teacher.d)
-    Y = np.asarray(Y, dtype=float)
+    Y = as_float_array("Y", Y)
+    if Y.shape[0] != X3.shape[0]:
+        raise ValueError(f"Y must have one target per sequence of X ({X3.shape[0]}); received shape {Y.shape}")
     ends = partners(teacher, kind=kind, rng=rng)
 
     def draw(partner, reach, examples):

@@ -1,0 +1,787 @@
+"""Every bad input a clear error, and no silent wrong answer (issue 15).
+
+Two kinds of test:
+
+* a table of cases, generated from one specification per public function:
+  each argument is tagged with its kind (array, flag, size, rng, tolerance,
+  choice, heads) and receives the bad values of that kind. Each case asserts
+  the exception type and a ``match=`` on the argument's name;
+* the issue's reproducers, the valid edge cases (with their right answers),
+  and hypothesis properties (rescaling, no NaN for finite input, checkers that
+  cannot hang).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+import threading
+import time
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import attnlib
+from attnlib import (
+    attention,
+    attention_weights,
+    boolean_inputs,
+    checks,
+    gaussian_inputs,
+    interpolate,
+    loss_along_line,
+    loss_and_gradient,
+    lower_bounds,
+    partners,
+    random_heads,
+    rkhs,
+    sculpt,
+    softmax,
+    squared_loss,
+    train,
+)
+from attnlib.checks import CheckFailure
+from attnlib.checks import _core as check_core
+from attnlib.lower_bounds import fourier
+from attnlib.rkhs import experiments as rkhs_exp
+from attnlib.tasks import associative_memory as am
+from attnlib.tasks import automata, turing
+
+warnings.filterwarnings("ignore", category=DeprecationWarning)
+
+# ---------------------------------------------------------------------------
+# shared valid inputs (the issue's setup)
+# ---------------------------------------------------------------------------
+X = boolean_inputs(6, 3, 4, rng=1)
+H = random_heads(2, 4, rng=0)
+Y = attention(X, H)
+YL = attention(X, H, kind="linear")[:, -1]
+XL = gaussian_inputs(40, 4, 2, rng=3)
+YLL = attention(XL, random_heads(1, 2, rng=4), kind="linear")[:, -1]
+C = rkhs.parameter_map(random_heads(1, 2, rng=5))
+TEACHER = sculpt.planted_instance(2, 4, rng=0)
+XS = boolean_inputs(40, 3, 4, rng=1)
+YS = attention(XS, TEACHER)
+DFA = automata.DFA([[0, 1], [1, 0]], accepting=[False, True])
+BB = turing.busy_beaver()
+LAYOUT = turing.tm_layout(BB, 5, 2)
+
+# ---------------------------------------------------------------------------
+# bad values by kind: (value, expected exception types, label)
+# ---------------------------------------------------------------------------
+
+
+def _bad_arrays(valid):
+    """None, text, objects, complex, and a NaN / inf entry in an array of the valid shape."""
+    valid = np.asarray(valid, dtype=float)
+    nan, inf = valid.copy(), valid.copy()
+    nan.flat[0], inf.flat[-1] = np.nan, np.inf
+    return [
+        (None, TypeError, "None"),
+        ("abc", TypeError, "a string"),
+        (np.array(["a", "b"]), TypeError, "an array of strings"),
+        (np.array([1, None], dtype=object), TypeError, "an object array"),
+        (valid + 1j, TypeError, "a complex array"),
+        ({"a": 1}, TypeError, "a dict"),
+        (nan, ValueError, "a NaN entry"),
+        (inf, ValueError, "an inf entry"),
+    ]
+
+
+BAD = {
+    "flag": [("False", TypeError, "the string 'False'"), ("True", TypeError, "the string 'True'"),
+             (1, TypeError, "the int 1"), (0, TypeError, "the int 0"), (None, TypeError, "None"),
+             (1.0, TypeError, "a float"), (np.array([True]), TypeError, "an array")],
+    "size": [(2.5, TypeError, "a float"), (2.0, TypeError, "an integral float"), (True, TypeError, "True"),
+             (np.bool_(True), TypeError, "numpy True"), (0, ValueError, "zero"), (-1, ValueError, "negative"),
+             ("3", TypeError, "a string"), (None, TypeError, "None")],
+    "optsize": [(2.5, TypeError, "a float"), (True, TypeError, "True"), (0, ValueError, "zero"),
+                (-2, ValueError, "negative"), ("3", TypeError, "a string")],
+    "index": [(2.5, TypeError, "a float"), (True, TypeError, "True"), (-1, ValueError, "negative"),
+              ("3", TypeError, "a string"), (None, TypeError, "None"), (99, ValueError, "out of range")],
+    "count": [(2.5, TypeError, "a float"), (True, TypeError, "True"), (-1, ValueError, "negative"),
+              ("3", TypeError, "a string"), (None, TypeError, "None")],
+    "layer": [(None, TypeError, "None"), ("abc", TypeError, "a string"), ((np.eye(4), np.eye(4)), ValueError, "a pair"),
+              (np.eye(4), ValueError, "coefficients of another d"), (np.eye(4) + 1j, TypeError, "complex")],
+    "series": [(None, TypeError, "None"), ([1.0, 2.0], TypeError, "a list"), ({"a": "abc"}, TypeError, "text"),
+               ({"a": [1 + 1j, 2, 3]}, TypeError, "complex values"), ({"a": 1.0}, ValueError, "a scalar"),
+               ({"a": np.ones((3, 2))}, ValueError, "a 2-D array")],
+    "rng": [("abc", TypeError, "a string"), (-1, ValueError, "a negative seed"), (1.5, TypeError, "a float"),
+            (True, TypeError, "a bool"), ([1, 2], TypeError, "a list"), (object(), TypeError, "an object")],
+    "tol": [(float("nan"), ValueError, "NaN"), (float("inf"), ValueError, "inf"), (0.0, ValueError, "zero"),
+            (-1.0, ValueError, "negative"), ("x", TypeError, "a string"), (True, TypeError, "a bool"),
+            (None, TypeError, "None")],
+    "opttol": [(float("nan"), ValueError, "NaN"), (float("inf"), ValueError, "inf"), (0.0, ValueError, "zero"),
+               (-1.0, ValueError, "negative"), ("x", TypeError, "a string"), (True, TypeError, "a bool")],
+    "choice": [("bogus", ValueError, "an unknown name"), (None, ValueError, "None"), (1, ValueError, "an int"),
+               ("", ValueError, "the empty string"), (["softmax"], ValueError, "a list")],
+    "function": [(None, TypeError, "None"), ("softmax", TypeError, "a string"), (np.ones(3), TypeError, "an array")],
+    "heads": [(None, TypeError, "None"), ("abc", TypeError, "a string"), ((np.eye(4), np.eye(4)), TypeError, "a pair"),
+              (np.eye(4), TypeError, "an array")],
+}
+
+
+class Spec:
+    """One public function, valid arguments for it, and the kind of each argument to corrupt."""
+
+    def __init__(self, func, *args, kinds: dict, **kwargs):
+        self.func, self.args, self.kwargs, self.kinds = func, args, kwargs, kinds
+        self.name = f"{func.__module__.replace('attnlib.', '')}.{func.__name__}"
+
+    def cases(self):
+        sig = inspect.signature(self.func)
+        for param, kind in self.kinds.items():
+            if kind in ("array", "optarray", "intarray"):
+                bound = sig.bind(*self.args, **self.kwargs)
+                bad = _bad_arrays(bound.arguments[param])
+                if kind == "optarray":  # None is the default
+                    bad = [b for b in bad if b[0] is not None]
+                if kind == "intarray":  # a float array is of the wrong type, whatever its values
+                    bad = [(v, TypeError if lab.endswith("entry") else e, lab) for v, e, lab in bad]
+            else:
+                bad = BAD[kind]
+            for value, exc, label in bad:
+                yield pytest.param(self, param, value, exc, id=f"{self.name}-{param}={label}")
+
+    def call_with(self, param, value):
+        bound = inspect.signature(self.func).bind(*self.args, **self.kwargs)
+        bound.arguments[param] = value
+        return self.func(*bound.args, **bound.kwargs)
+
+
+body = sculpt.sculpt_body(XS, YS, TEACHER.W.sum(0))
+proxy = sculpt.min_norm_proxy(body)
+span = sculpt.random_span(proxy, 2, rng=0)
+
+SPECS = [
+    # core: attention, heads, inputs, training, landscape (chapters 1-2)
+    Spec(softmax, np.zeros((2, 3)), kinds={"S": "array"}),
+    Spec(attention, X, H, kinds={"X": "array", "heads": "heads", "causal": "flag", "kind": "choice"}),
+    Spec(attention_weights, X, H, kinds={"X": "array", "heads": "heads", "causal": "flag", "kind": "choice"}),
+    Spec(random_heads, 2, 3, kinds={"m": "size", "d": "size", "scale": "tol", "rng": "rng"}),
+    Spec(boolean_inputs, 2, 3, 4, kinds={"N": "size", "n": "size", "d": "size", "rng": "rng"}),
+    Spec(gaussian_inputs, 2, 3, 4, kinds={"N": "size", "n": "size", "d": "size", "rng": "rng"}),
+    Spec(attnlib.Heads, np.zeros((1, 3, 3)), np.zeros((1, 3, 3)), kinds={"Theta": "array", "W": "array"}),
+    Spec(squared_loss, X, Y, H, kinds={"X": "array", "Y": "array", "heads": "heads", "causal": "flag",
+                                       "kind": "choice"}),
+    Spec(loss_and_gradient, X, Y, H, kinds={"X": "array", "Y": "array", "heads": "heads", "causal": "flag",
+                                            "kind": "choice"}),
+    Spec(train, X, Y, 1, epochs=1, kinds={"X": "array", "Y": "array", "causal": "flag", "kind": "choice",
+                                          "schedule": "choice", "epochs": "size", "lr": "tol", "init_scale": "tol",
+                                          "batch_size": "optsize", "rng": "rng"}),
+    Spec(interpolate, H, H, 0.5, kinds={"start": "heads", "end": "heads"}),
+    Spec(loss_along_line, X, Y, H, H, [0.0, 1.0], kinds={"X": "array", "Y": "array", "start": "heads",
+                                                        "end": "heads", "ts": "array", "causal": "flag",
+                                                        "kind": "choice"}),
+    Spec(partners, H, kinds={"heads": "heads", "kind": "choice", "rng": "rng"}),
+    # rkhs (chapters 3-5)
+    Spec(rkhs.cubic_features, XL, kinds={"X": "array", "causal": "flag"}),
+    Spec(rkhs.kernel, XL[:3], XL[:2], kinds={"X": "array", "X2": "array"}),
+    Spec(rkhs.n_features, 3, kinds={"d": "size"}),
+    Spec(rkhs.parameter_map, H, kinds={"heads": "heads"}),
+    Spec(rkhs.coefficient_matrix, C, kinds={"coef": "array"}),
+    Spec(rkhs.heads_from_coef, C, kinds={"coef": "array", "rtol": "opttol", "max_heads": "optsize"}),
+    Spec(rkhs.fit_linear_attention, XL, YLL, kinds={"X": "array", "Y": "array", "causal": "flag",
+                                                     "steps": "optsize"}),
+    Spec(rkhs.fit_linear_attention, XL, YLL, start=C, kinds={"start": "optarray"}),
+    Spec(rkhs.certificate, XL, kinds={"X": "array", "causal": "flag"}),
+    Spec(rkhs_exp.learning_curve, 2, 0.1, Ns=[20], N_test=20, kinds={"d": "size", "rng": "rng"}),
+    # tasks (chapters 5-6)
+    Spec(am.memory_heads, 3, kinds={"m": "size"}),
+    Spec(am.sample_memories, 4, 3, kinds={"N": "size", "m": "size", "unit_norm": "flag", "rng": "rng"}),
+    Spec(automata.random_dfa, 3, 2, kinds={"n_states": "size", "n_symbols": "size", "rng": "rng"}),
+    Spec(automata.random_words, 4, 5, 2, kinds={"N": "size", "length": "size", "n_symbols": "size", "rng": "rng"}),
+    Spec(automata.token_dim, 3, 2, kinds={"n_states": "size", "n_symbols": "size"}),
+    Spec(automata.lookup_heads, 3, 2, kinds={"n_states": "size", "n_symbols": "size"}),
+    Spec(automata.fresh_dfas, 2, 3, 2, kinds={"n": "size", "n_states": "size", "n_symbols": "size", "rng": "rng"}),
+    Spec(automata.transition_data, 2, 3, 2, length=4, kinds={"n_dfas": "size", "n_states": "size",
+                                                             "n_symbols": "size", "length": "size", "rng": "rng"}),
+    Spec(turing.random_machine, 3, 2, kinds={"n_states": "size", "n_symbols": "size", "rng": "rng"}),
+    Spec(turing.tm_layout, BB, 5, 2, kinds={"tape_length": "size"}),
+    Spec(turing.run, BB, [0] * 5, 2, 2, kinds={"steps": "size"}),
+    # sculpt (chapters 7-9)
+    Spec(sculpt.all_tokens, 3, kinds={"d": "size"}),
+    Spec(sculpt.atom_score, XS, YS, TEACHER.W.sum(0), kinds={"X": "array", "Y": "array", "sum_W": "array",
+                                                             "q": "tol"}),
+    Spec(sculpt.atom_residuals, XS, YS, TEACHER.W.sum(0), kinds={"X": "array", "Y": "array", "sum_W": "array"}),
+    Spec(sculpt.fit_W, XS, YS, TEACHER.Theta, kinds={"X": "array", "Y": "array", "Theta": "array"}),
+    Spec(sculpt.logit_gaps, XS, TEACHER.Theta[0], kinds={"X": "array", "Theta": "array"}),
+    Spec(sculpt.residual_jacobian, XS[:3], TEACHER.Theta, TEACHER.W, kinds={"X": "array", "Theta": "array",
+                                                                            "W": "array"}),
+    Spec(sculpt.polish, XS, YS, TEACHER, max_nfev=1, kinds={"X": "array", "Y": "array", "heads": "heads",
+                                                            "max_nfev": "size", "max_examples": "optsize"}),
+    Spec(sculpt.carve, XS, YS, kinds={"X": "array", "Y": "array", "rounds": "size", "delta": "tol",
+                                      "quantile": "tol"}),
+    Spec(sculpt.learn, XS, YS, 2, kinds={"X": "array", "Y": "array", "m": "size", "polish": "flag", "tol": "tol",
+                                         "starts": "size", "span": "choice", "rng": "rng"}),
+    Spec(sculpt.random_span, proxy, 2, kinds={"proxy": "array", "m": "size", "rng": "rng"}),
+    Spec(sculpt.face_span, body, proxy, 2, kinds={"proxy": "array", "m": "size", "eps": "tol", "rng": "rng",
+                                                 "directions": "optsize"}),
+    Spec(sculpt.sculpt_body, XS, YS, TEACHER.W.sum(0), kinds={"X": "array", "Y": "array", "sum_W": "array",
+                                                              "delta": "tol"}),
+    Spec(sculpt.planted_instance, 2, 4, kinds={"m": "size", "d": "size", "scale": "tol", "check": "flag",
+                                               "rng": "rng"}),
+    Spec(sculpt.measure_conditions, TEACHER, kinds={"heads": "heads", "max_sum_W_condition": "tol",
+                                                    "min_norm_ratio": "tol", "min_separation": "tol",
+                                                    "max_gram_condition": "tol"}),
+    Spec(sculpt.relative_test_error, TEACHER, XS, YS, kinds={"heads": "heads", "X_test": "array",
+                                                             "Y_test": "array"}),
+    Spec(sculpt.min_norm_point, TEACHER.Theta, kinds={"Theta": "array"}),
+    Spec(sculpt.estimate_sum_W, XS, YS, kinds={"X": "array", "Y": "array"}),
+    Spec(sculpt.polish_from_random, XS, YS, 2, max_nfev=1, kinds={"m": "size", "restarts": "size",
+                                                                  "init_scale": "tol", "rng": "rng"}),
+    # lower bounds (chapters 10-11)
+    Spec(fourier.walsh_hadamard, np.ones(4), kinds={"values": "array"}),
+    Spec(lower_bounds.boolean_cube, 2, 2, kinds={"n": "size", "d": "size"}),
+    Spec(lower_bounds.parity_betas, 2, kinds={"s": "size"}),
+    Spec(lower_bounds.parity_heads, 4, 2, kinds={"d": "size", "s": "size", "rng": "rng"}),
+    Spec(lower_bounds.parity_instance, 4, 2, kinds={"d": "size", "s": "size", "rng": "rng"}),
+    Spec(lower_bounds.sq_dimension, 6, 2, kinds={"d": "size", "s": "size"}),
+    Spec(lower_bounds.sq_query_lower_bound, 6, 2, 0.1, kinds={"d": "size", "s": "size", "tolerance": "tol"}),
+    Spec(lower_bounds.n_monomials, 4, 2, kinds={"num_vars": "size"}),
+    Spec(lower_bounds.gd_experiment, 4, 2, N=8, N_test=8, epochs=1, kinds={"d": "size", "s": "size", "N": "size",
+                                                                          "epochs": "size", "lr": "tol",
+                                                                          "schedule": "choice", "rng": "rng"}),
+    # more of every part: sizes, arrays and choices of the remaining public functions
+    Spec(rkhs.parameter_distance, H, H, kinds={"heads_a": "layer", "heads_b": "layer"}),
+    Spec(rkhs_exp.heads_vs_regression, 2, N=8, n=3, heads=(1,), epochs=1, n_val=4,
+         kinds={"d": "size", "N": "size", "n": "size", "seeds": "size", "epochs": "size", "lr": "tol",
+                "batch_size": "optsize", "n_val": "size", "rng": "rng"}),
+    Spec(rkhs_exp.identifiability_sweep, [0.5], N=64, steps=2, N_test=8,
+         kinds={"N": "size", "m": "size", "steps": "size", "N_test": "size", "rng": "rng"}),
+    Spec(automata.query_tokens, [0, 1], [1, 0], 2, 2, kinds={"n_states": "size", "n_symbols": "size"}),
+    Spec(automata.decode_states, np.zeros((2, 7)), 2, 2, kinds={"Y": "array", "n_states": "size",
+                                                                "n_symbols": "size"}),
+    Spec(automata.table_tokens, DFA, kinds={}),
+    Spec(turing.instruction, LAYOUT, [], kinds={"advance": "flag"}),
+    Spec(sculpt.constant_sum_W, XS, YS, kinds={"X": "array", "Y": "array"}),
+    Spec(sculpt.crude_sum_W, XS, YS, kinds={"X": "array", "Y": "array"}),
+    Spec(sculpt.constant_sequences, XS, kinds={"X": "array"}),
+    Spec(sculpt.proxy_margins, XS, proxy, kinds={"X": "array", "proxy": "array"}),
+    Spec(sculpt.certify, XS, YS, TEACHER.W.sum(0), kinds={"X": "array", "Y": "array", "sum_W": "array",
+                                                          "delta": "tol"}),
+    Spec(sculpt.learn_single_head, XS, attention(XS, TEACHER[0]), kinds={"X": "array", "Y": "array"}),
+    Spec(sculpt.refine_sum_W, XS, YS, proxy, kinds={"X": "array", "Y": "array", "proxy": "array",
+                                                    "quantile": "tol", "keep": "tol", "iterations": "size",
+                                                    "atoms": "flag"}),
+    Spec(sculpt.spectral_span, XS, YS, TEACHER.W.sum(0), proxy, 2,
+         kinds={"X": "array", "Y": "array", "sum_W": "array", "proxy": "array", "m": "size", "quantile": "tol"}),
+    Spec(sculpt.gap_feature_rank, 3, kinds={"d": "size", "rng": "rng"}),
+    Spec(sculpt.lbfgs_restarts, XS, YS, 2, maxiter=1, kinds={"m": "size", "restarts": "size", "init_scale": "tol",
+                                                             "tol": "tol", "maxiter": "size",
+                                                             "max_examples": "size", "rng": "rng"}),
+    Spec(sculpt.net_candidates, span, 2, kinds={"m": "size", "radius": "tol", "steps": "size", "budget": "size",
+                                                "rng": "rng"}),
+    Spec(sculpt.best_scale, XS, YS, TEACHER.Theta, kinds={"X": "array", "Y": "array", "Theta": "array",
+                                                          "max_examples": "size"}),
+    Spec(sculpt.compare_methods, XS, YS, 2, XS, YS, methods=("Adam",), adam_epochs=1,
+         kinds={"m": "size", "restarts": "size", "accept": "tol", "adam_epochs": "size", "adam_lr": "tol",
+                "rng": "rng"}),
+    Spec(lower_bounds.parity_coefficients, 2, kinds={"s": "size"}),
+    Spec(lower_bounds.alternating_sigmoid_sum, 2, np.ones(3), kinds={"s": "size", "betas": "array"}),
+    Spec(lower_bounds.monomial_features, np.ones((4, 3)), 2, kinds={"X": "array", "degree": "count"}),
+    Spec(lower_bounds.low_degree_regression, lower_bounds.boolean_cube(1, 3)[:, 0], np.ones(8), 1,
+         kinds={"X": "array", "y": "array", "degree": "count"}),
+    Spec(lower_bounds.fourier_spectrum, lambda X: X, n=1, d=2, kinds={"n": "size", "kind": "choice"}),
+    # checkers: the learner's function must be callable
+    *[Spec(getattr(checks, name), np.exp, kinds={"fn": "function"}) for name in checks.__all__
+      if name.startswith("check_")],
+    Spec(checks.check_cubic_features, rkhs.cubic_features, kinds={"causal": "flag"}),
+]
+
+
+def _views():
+    """The chapters' views (viz, widgets): figures and explorers get the same checks."""
+    from attnlib.viz import attention as viz_attention
+    from attnlib.viz import lower_bounds as viz_lower_bounds
+    from attnlib.viz import rkhs as viz_rkhs
+    from attnlib.viz import sculpt as viz_sculpt
+    from attnlib.viz import tasks as viz_tasks
+    from attnlib.viz import training as viz_training
+    from attnlib.widgets import attention as widgets_attention
+    from attnlib.widgets import lower_bounds as widgets_lower_bounds
+    from attnlib.widgets import rkhs as widgets_rkhs
+    from attnlib.widgets import sculpt as widgets_sculpt
+    from attnlib.widgets import training as widgets_training
+
+    curve = {"a": [1.0, 0.5, 0.25]}
+    return [
+        Spec(viz_training.plot_loss_curves, curve, kinds={"curves": "series", "logy": "flag"}),
+        Spec(viz_training.plot_loss_along_line, [0.0, 0.5, 1.0], curve, kinds={"ts": "array", "losses": "series",
+                                                                              "chords": "flag"}),
+        Spec(viz_training.plot_errorbars, [1.0, 2.0, 3.0], curve, kinds={"x": "array", "means": "series",
+                                                                        "logx": "flag", "logy": "flag"}),
+        Spec(viz_rkhs.plot_learning_curve, [10.0, 20.0, 40.0], curve, kinds={"Ns": "array", "errors": "series"}),
+        Spec(viz_lower_bounds.plot_weight_growth, [1.0, 2.0, 3.0], curve, kinds={"s_values": "array",
+                                                                                "series": "series"}),
+        Spec(viz_sculpt.plot_recovery, [10.0, 20.0, 40.0], curve, kinds={"x": "array", "errors": "series"}),
+        Spec(viz_attention.plot_attention_maps, X[0], H, kinds={"X": "array", "heads": "heads", "causal": "flag",
+                                                                "kind": "choice", "annotate": "flag"}),
+        Spec(viz_attention.plot_sharpness, X[0], H, kinds={"X": "array", "heads": "heads"}),
+        Spec(viz_tasks.plot_dfa_step, DFA, [0, 1, 1], kinds={"word": "intarray", "t": "index"}),
+        Spec(widgets_attention.attention_explorer, X[0], H, kinds={"X": "array", "heads": "heads", "causal": "flag",
+                                                                   "kind": "choice"}),
+        Spec(widgets_training.loss_landscape_explorer, X, Y, H, kinds={"X": "array", "Y": "array",
+                                                                       "teacher": "heads", "causal": "flag",
+                                                                       "kind": "choice", "rng": "rng"}),
+        Spec(widgets_rkhs.head_spectrum_explorer, kinds={"rng": "rng"}),
+        Spec(widgets_rkhs.identifiability_explorer, kinds={"rng": "rng"}),
+        Spec(widgets_rkhs.sample_size_explorer, kinds={"rng": "rng"}),
+        Spec(widgets_sculpt.report_explorer, kinds={"d": "size", "n": "size", "m": "size", "rng": "rng"}),
+        Spec(widgets_sculpt.single_head_explorer, kinds={"d": "size", "n": "size", "rng": "rng"}),
+        Spec(widgets_sculpt.slice_explorer, kinds={"d": "size", "n": "size", "N": "size", "rng": "rng"}),
+        Spec(widgets_lower_bounds.spectrum_explorer, kinds={"d": "size", "s": "size", "rng": "rng"}),
+    ]
+
+
+TABLE = [case for spec in SPECS + _views() for case in spec.cases()]
+
+
+@pytest.mark.parametrize(("spec", "param", "value", "exc"), TABLE)
+def test_bad_argument_is_named(spec, param, value, exc):
+    """The table: each bad argument raises the expected type, and the message names the argument."""
+    with pytest.raises(exc, match=rf"(?<![A-Za-z_]){re.escape(param)}(?![A-Za-z_])"):
+        spec.call_with(param, value)
+
+
+def test_table_size_and_categories():
+    """At least as many cases as the issue's first pass (about 940), every kind represented."""
+    kinds = {kind for spec in SPECS + _views() for kind in spec.kinds.values()}
+    assert kinds == {"array", "optarray", "intarray", "index", "count", "layer", "series", "flag", "size",
+                     "optsize", "rng", "tol", "opttol", "choice", "heads", "function"}
+    assert len(TABLE) + len(REPRODUCERS) >= 940
+
+
+# ---------------------------------------------------------------------------
+# the issue's reproducers, each with the argument its error must name
+# (setup: X = boolean_inputs(6, 3, 4, rng=1); H = random_heads(2, 4, rng=0))
+# ---------------------------------------------------------------------------
+FLAG_CALLS = {
+    "attention": lambda v: attention(X, H, causal=v),
+    "attention_weights": lambda v: attention_weights(X, H, causal=v),
+    "train": lambda v: train(X, Y, 1, causal=v, epochs=1),
+    "squared_loss": lambda v: squared_loss(X, Y, H, causal=v),
+    "loss_and_gradient": lambda v: loss_and_gradient(X, Y, H, causal=v),
+    "fit_linear_attention": lambda v: rkhs.fit_linear_attention(XL, YLL, causal=v),
+    "certificate": lambda v: rkhs.certificate(XL, causal=v),
+    "cubic_features": lambda v: rkhs.cubic_features(XL, causal=v),
+    "sample_memories": lambda v: am.sample_memories(4, 3, unit_norm=v),
+    "learn": lambda v: sculpt.learn(XS, YS, 2, polish=v),
+}
+
+REPRODUCERS = [
+    ("softmax(None)", lambda: softmax(None), TypeError, r"S must be .*received None"),
+    *[(f"{name}(flag={text!r})", functools.partial(f, text), TypeError,
+       r"(causal|polish|unit_norm) must be True or False; received '(True|False)' \(str\)")
+      for name, f in FLAG_CALLS.items() for text in ("False", "True")],
+    ("softmax(complex)", lambda: softmax(np.array([1 + 2j, 3])), TypeError, r"S must be real; received a complex"),
+    ("attention(complex X)", lambda: attention(X + 0j, H), TypeError, r"X must be real"),
+    ("certificate(complex X)", lambda: rkhs.certificate(XL + 1j), TypeError, r"X must be real"),
+    ("random_heads(rng='abc')", lambda: random_heads(2, 3, rng="abc"), TypeError, r"rng must be None, an integer"),
+    ("random_heads(m=2.5, rng='abc'): sizes first", lambda: random_heads(2.5, 3, rng="abc"), TypeError,
+     r"^m must be a positive integer"),
+    ("train(init_scale=0)", lambda: train(X, Y, 1, init_scale=0), ValueError, r"init_scale must be"),
+    ("fit_linear_attention(start='abc')", lambda: rkhs.fit_linear_attention(XL, YLL, start="abc"), TypeError,
+     r"^start must be"),
+    ("softmax([])", lambda: softmax([]), ValueError, r"S must be non-empty"),
+    ("sculpt.learn(X, Y, 20) with m > d**2", lambda: sculpt.learn(X, Y, 20), ValueError, r"m must be at most d\*\*2"),
+    ("heads_from_coef(rtol=nan)", lambda: rkhs.heads_from_coef(rkhs.parameter_map(H), rtol=float("nan")),
+     ValueError, r"rtol must be a finite positive"),
+    ("turing.run(head=2.0)", lambda: turing.run(BB, [0] * 5, 2.0, 2), TypeError, r"head must be an integer"),
+    ("TuringMachine keyed by a float", lambda: turing.TuringMachine({(0.0, 0): (1, 1, 1)}, 2, 2), TypeError,
+     r"delta must map pairs of ints"),
+    ("n_features(2.5)", lambda: rkhs.n_features(2.5), TypeError, r"d must be a positive integer"),
+    ("random_span(eye(3), 20)", lambda: sculpt.random_span(np.eye(3), 20), ValueError, r"m must be at most d\*\*2 = 9"),
+    ("measure_conditions(norm_window=(1,))", lambda: sculpt.measure_conditions(TEACHER, norm_window=(1,)),
+     ValueError, r"norm_window must be a pair"),
+    ("fit_W with all-zero labels", lambda: sculpt.fit_W(XS, np.zeros_like(YS), TEACHER.Theta), ValueError,
+     r"Y is all zero"),
+    ("polish with all-zero labels", lambda: sculpt.polish(XS, np.zeros_like(YS), TEACHER), ValueError,
+     r"Y is all zero"),
+    ("atom_score with a zero sum_W", lambda: sculpt.atom_score(XS, YS, np.zeros((4, 4))), ValueError,
+     r"sum_W maps most tokens to zero"),
+    ("relative_test_error with all-zero labels", lambda: sculpt.relative_test_error(TEACHER, XS, np.zeros_like(YS)),
+     ValueError, r"Y_test is all zero"),
+    ("linear attention whose logits overflow", lambda: attention(np.full((3, 4), 1e160), H, kind="linear"),
+     ValueError, r"largest \|X\| entry"),
+    ("cubic features that overflow", lambda: rkhs.cubic_features(XL * 1e120), ValueError,
+     r"cubic features of X overflow"),
+    ("DFA accepting of strings", lambda: automata.DFA([[0]], accepting=["yes"]), TypeError, r"accepting must be"),
+    ("fresh_dfas(exclude=[not a DFA])", lambda: automata.fresh_dfas(1, 2, 1, exclude=[np.zeros((2, 1))]), TypeError,
+     r"exclude must hold DFAs"),
+]
+
+
+@pytest.mark.parametrize(("label", "call", "exc", "pattern"), REPRODUCERS, ids=[r[0] for r in REPRODUCERS])
+def test_reproducer_raises_naming_the_argument(label, call, exc, pattern):
+    with pytest.raises(exc, match=pattern):
+        call()
+
+
+# ---------------------------------------------------------------------------
+# reproducers that must now return the right answer
+# ---------------------------------------------------------------------------
+
+
+def test_attention_of_huge_finite_input_is_rescaled():
+    """attention(np.full((3, 4), 1e160), H) was all NaN; the softmax sees only logit differences."""
+    F = attention(np.full((3, 4), 1e160), H)
+    assert np.isfinite(F).all()
+    # every token is equal, so every weight is 1/3 and F = x W summed over heads, scaled by 1e160
+    expected = np.full((3, 4), 1.0) @ H.W.sum(axis=0)
+    np.testing.assert_allclose(F / 1e160, expected, rtol=1e-12)
+
+
+def test_attention_rescaling_agrees_with_saturated_softmax():
+    Xg = gaussian_inputs(3, 4, 4, rng=7)
+    for causal in (False, True):
+        big = attention(Xg * 1e160, H, causal=causal) / 1e160
+        # at scale 1e6 the softmax is already one-hot, as it is at 1e160
+        moderate = attention(Xg * 1e6, H, causal=causal) / 1e6
+        np.testing.assert_allclose(big, moderate, rtol=1e-9, atol=1e-12)
+        A = attention_weights(Xg * 1e160, H, causal=causal)
+        np.testing.assert_allclose(A.sum(axis=-1), 1.0)
+
+
+def test_walsh_hadamard_near_the_float_limit():
+    np.testing.assert_array_equal(fourier.walsh_hadamard(np.ones(4) * 1e308), [1e308, 0, 0, 0])
+    np.testing.assert_array_equal(fourier.walsh_hadamard([1e308, -1e308, 1e308, -1e308]), [0, 1e308, 0, 0])
+
+
+def test_walsh_hadamard_unchanged_on_ordinary_values():
+    """Halving at each butterfly is exact: the same bits as the transform divided at the end."""
+    v = np.random.default_rng(0).standard_normal(64)
+    h = v.copy()
+    for k in range(6):
+        h = h.reshape(-1, 2, 2**k)
+        h = np.concatenate([h[:, :1] + h[:, 1:], h[:, :1] - h[:, 1:]], axis=1)
+    np.testing.assert_array_equal(fourier.walsh_hadamard(v), h.reshape(64) / 64)
+
+
+@pytest.mark.parametrize("c", [1e60, 1e-60, 1e150, 1e-100])
+def test_certificate_is_scale_invariant(c):
+    """certificate(XL * 1e60) raised LinAlgError and certificate(XL * 1e-60) said rank 0."""
+    plain = rkhs.certificate(XL)
+    scaled = rkhs.certificate(XL * c)
+    assert scaled.identifiable and scaled.rank == plain.rank == scaled.psi
+    assert scaled.scale != 1.0
+    # the eigenvalues are those of XL * c / scale, i.e. plain's times (c / scale)**6
+    np.testing.assert_allclose(scaled.eigenvalues, plain.eigenvalues * (c / scale_of(scaled)) ** 6, rtol=1e-8)
+    assert "of X /" in repr(scaled)
+
+
+def scale_of(cert):
+    return cert.scale
+
+
+def test_certificate_of_ordinary_data_is_not_rescaled():
+    cert = rkhs.certificate(XL)
+    assert cert.scale == 1.0 and "of X /" not in repr(cert)
+
+
+def test_singular_data_stay_singular_at_every_scale():
+    Xb = boolean_inputs(200, 5, 2, rng=0)
+    for c in (1.0, 1e60, 1e-60):
+        cert = rkhs.certificate(Xb * c)
+        assert not cert.identifiable and cert.rank == 4
+
+
+@pytest.mark.parametrize("c", [1e60, 1e-60])
+def test_fit_handles_the_scales_the_certificate_handles(c):
+    """The fit, too, divides X by a power of two: the same solver and loss as at scale 1."""
+    plain = rkhs.fit_linear_attention(XL, YLL)
+    fit = rkhs.fit_linear_attention(XL * c, YLL)
+    assert fit.solver == plain.solver and np.isfinite(fit.coef).all()
+    np.testing.assert_allclose(fit.predict(XL * c), YLL, atol=1e-9)
+    np.testing.assert_allclose(fit.coef * c**3, plain.coef, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("c", [1e120, 1e-120])
+def test_fit_whose_coefficients_do_not_fit_in_float64_names_X(c):
+    with pytest.raises(ValueError, match=r"coefficients for data X of this size do not fit in float64"):
+        rkhs.fit_linear_attention(XL * c, YLL)
+
+
+def test_a_loss_that_overflows_names_its_inputs():
+    with pytest.raises(ValueError, match="squared loss of X, Y and heads overflows"):
+        squared_loss(X * 1e200, Y, H)
+    with pytest.raises(ValueError, match="squared loss of X, Y and heads overflows"):
+        loss_and_gradient(X * 1e200, Y, H)
+    assert np.isfinite(squared_loss(X * 1e100, Y, H))
+
+
+def test_kernel_and_parameter_map_overflow_name_their_input():
+    with pytest.raises(ValueError, match="kernel of X and X2 overflows"):
+        rkhs.kernel(XL * 1e60, XL * 1e60)
+    big = attnlib.Heads(H.Theta * 1e200, H.W * 1e200)
+    with pytest.raises(ValueError, match="coefficients of heads overflow"):
+        rkhs.parameter_map(big)
+
+
+def test_dfa_leaves_the_callers_accepting_array_writable():
+    acc = np.array([False, True])
+    dfa = automata.DFA([[0, 1], [1, 0]], accepting=acc)
+    assert acc.flags.writeable
+    acc[0] = True
+    assert not dfa.accepting[0]
+
+
+def test_fresh_dfas_compares_tables_of_the_same_shape_only():
+    # one-state tables of other shapes never collide, so they must not count against S=2, A=1
+    other = [automata.DFA(np.zeros((1, k), dtype=int)) for k in (1, 2, 3)]
+    train_ = [automata.DFA([[0], [0]]), automata.DFA([[1], [1]]), automata.DFA([[0], [1]])]
+    fresh = automata.fresh_dfas(3, 2, 1, exclude=train_ + other, rng=0)
+    assert all(f.delta.tolist() == [[1], [0]] for f in fresh)
+    # a same-bytes table of another shape is not a collision: (1, 2) [[0, 1]] vs (2, 1) [[0], [1]]
+    assert automata.fresh_dfas(1, 2, 1, exclude=[automata.DFA([[0, 0]])], rng=0)
+
+
+def test_dfa_accepting_accepts_numpy_bools_and_01():
+    assert automata.DFA([[0, 1], [1, 0]], accepting=np.array([0, 1])).accepts([1])
+    with pytest.raises(ValueError, match="accepting must hold booleans"):
+        automata.DFA([[0, 1], [1, 0]], accepting=[0, 2])
+
+
+# ---------------------------------------------------------------------------
+# valid edge cases: the right answer
+# ---------------------------------------------------------------------------
+
+
+def test_flags_accept_numpy_booleans():
+    np.testing.assert_array_equal(attention(X, H, causal=np.bool_(True)), attention(X, H, causal=True))
+    assert rkhs.certificate(XL, causal=np.False_).identifiable
+
+
+def test_rng_accepts_none_int_numpy_int_and_generator():
+    a = random_heads(2, 3, rng=5)
+    b = random_heads(2, 3, rng=np.int64(5))
+    c = random_heads(2, 3, rng=np.random.default_rng(5))
+    np.testing.assert_array_equal(a.Theta, b.Theta)
+    np.testing.assert_array_equal(a.Theta, c.Theta)
+    assert random_heads(2, 3, rng=None).m == 2
+
+
+def test_sizes_accept_numpy_integers():
+    assert boolean_inputs(np.int64(2), np.int32(3), np.uint8(4), rng=0).shape == (2, 3, 4)
+
+
+def test_softmax_edge_cases():
+    np.testing.assert_array_equal(softmax([5.0]), [1.0])
+    np.testing.assert_allclose(softmax([-np.inf, 0.0]), [0.0, 1.0])
+    np.testing.assert_allclose(softmax([1e308, -1e308]), [1.0, 0.0])
+    np.testing.assert_allclose(softmax(np.array([[1, 2]], dtype=np.int64), axis=0), [[1.0, 1.0]])
+    np.testing.assert_allclose(softmax(np.array([True, False])), [np.e / (1 + np.e), 1 / (1 + np.e)])
+    with pytest.raises(ValueError, match="axis must lie in"):
+        softmax([1.0, 2.0], axis=1)
+    with pytest.raises(TypeError, match="axis must be an integer"):
+        softmax([1.0, 2.0], axis=0.0)
+
+
+def test_turing_run_accepts_numpy_int_tape_and_head():
+    r = turing.run(BB, np.zeros(5, dtype=int), np.int64(2), 6)
+    assert r.configs[-1] == (2, 2, [1, 1, 1, 1, 0])
+    with pytest.raises(ValueError, match="tape must have 5 symbols"):
+        turing.run(BB, [0, 0.5, 0, 0, 0], 2, 2)
+
+
+# ---------------------------------------------------------------------------
+# checkers: no hang, messages a learner understands
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def short_timeout(monkeypatch):
+    monkeypatch.setattr(check_core, "CASE_TIMEOUT", 0.3)
+
+
+def test_a_function_that_loops_forever_fails_the_check(short_timeout):
+    def loops(S):
+        while True:
+            pass
+
+    start = time.perf_counter()
+    with pytest.raises(CheckFailure, match="did not finish within 0.3 s"):
+        checks.check_softmax(loops)
+    assert time.perf_counter() - start < 5
+
+
+def test_a_loop_that_swallows_exceptions_is_still_stopped(short_timeout):
+    def stubborn(S):
+        while True:
+            try:
+                while True:
+                    pass
+            except Exception:  # the timeout is a BaseException: not caught here
+                pass
+
+    with pytest.raises(CheckFailure, match="did not finish"):
+        checks.check_softmax(stubborn)
+
+
+def test_timeout_off_the_main_thread_falls_back_to_a_thread(short_timeout):
+    stop = threading.Event()
+
+    def loops(S):
+        while not stop.is_set():
+            pass
+
+    out = {}
+
+    def worker():
+        try:
+            checks.check_softmax(loops)
+        except CheckFailure as err:
+            out["message"] = str(err)
+
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join(10)
+    stop.set()
+    assert "still running in a background thread" in out["message"]
+
+
+def test_timeout_restores_the_previous_alarm_handler(short_timeout):
+    import signal
+
+    before = signal.getsignal(signal.SIGALRM)
+    with pytest.raises(CheckFailure):
+        checks.check_softmax(lambda S: None)
+    assert signal.getsignal(signal.SIGALRM) is before
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_none_is_reported_as_none():
+    with pytest.raises(CheckFailure, match="your function returned None"):
+        checks.check_softmax(lambda S: None)
+
+
+def test_float32_answer_shows_its_relative_error():
+    def f32(S):
+        return softmax(S).astype(np.float32)
+
+    with pytest.raises(CheckFailure, match=r"relative error .*Your answer is float32"):
+        checks.check_softmax(f32)
+
+
+def test_complex_answer_is_refused():
+    with pytest.raises(CheckFailure, match="is complex"):
+        checks.check_softmax(lambda S: softmax(S) + 0j)
+
+
+def test_nan_in_a_returned_table_is_a_check_failure():
+    from attnlib.tasks import automata as am_
+
+    def nan_table(dfa):
+        T = am_.table_tokens(dfa)
+        T = np.hstack([T, np.zeros((len(T), 1))])
+        T[0, 0] = np.nan
+        return T, (np.zeros((1, T.shape[1], T.shape[1])), np.zeros((1, T.shape[1], T.shape[1])))
+
+    with pytest.raises(CheckFailure, match="T contains nan or inf"):
+        checks.check_accepting_lookup(nan_table)
+
+
+def test_a_failure_while_reading_the_answer_is_a_check_failure():
+    class Weird(tuple):
+        def __len__(self):
+            raise RuntimeError("boom")
+
+    with pytest.raises(CheckFailure, match="could not be evaluated: RuntimeError: boom"):
+        checks.check_accepting_lookup(lambda dfa: Weird((1, 2)))
+
+
+# ---------------------------------------------------------------------------
+# properties (hypothesis)
+# ---------------------------------------------------------------------------
+finite = st.floats(-1e300, 1e300, allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(finite, min_size=1, max_size=8))
+def test_softmax_of_finite_logits_is_a_distribution(logits):
+    p = softmax(logits)
+    assert np.isfinite(p).all() and abs(p.sum() - 1) < 1e-12 and (p >= 0).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(-300, 300), st.integers(0, 2**16))
+def test_softmax_attention_is_finite_at_every_scale(log_scale, seed):
+    Xg = gaussian_inputs(2, 3, 4, rng=seed) * 10.0 ** (log_scale / 2)
+    F = attention(Xg, H)
+    assert np.isfinite(F).all()
+    np.testing.assert_allclose(attention_weights(Xg, H).sum(axis=-1), 1.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(-90, 90), st.integers(0, 2**16))
+def test_certificate_verdict_is_scale_invariant(log_scale, seed):
+    Xg = gaussian_inputs(30, 4, 2, rng=seed)
+    assert rkhs.certificate(Xg * 10.0**log_scale).rank == rkhs.certificate(Xg).rank
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(-1e308, 1e308), min_size=8, max_size=8))
+def test_walsh_hadamard_is_finite_and_inverts(values):
+    h = fourier.walsh_hadamard(values)
+    assert np.isfinite(h).all()
+    assert np.abs(h).max() <= np.abs(values).max()
+
+
+flag_like = st.one_of(st.text(max_size=5), st.integers(), st.floats(), st.none(), st.lists(st.booleans(), max_size=2))
+
+
+@settings(max_examples=60, deadline=None)
+@given(flag_like)
+def test_only_booleans_are_flags(value):
+    with pytest.raises(TypeError, match="causal must be True or False"):
+        attention(X, H, causal=value)
+
+
+rng_like = st.one_of(st.text(max_size=5), st.floats(), st.booleans(), st.integers(max_value=-1),
+                     st.lists(st.integers(0, 5), max_size=2))
+
+
+@settings(max_examples=60, deadline=None)
+@given(rng_like)
+def test_bad_rng_is_named(value):
+    with pytest.raises((TypeError, ValueError), match="rng must be None, an integer seed"):
+        boolean_inputs(2, 2, 2, rng=value)
+
+
+size_like = st.one_of(st.floats(), st.booleans(), st.integers(max_value=0), st.text(max_size=3), st.none())
+
+
+@settings(max_examples=60, deadline=None)
+@given(size_like)
+def test_bad_sizes_are_named(value):
+    with pytest.raises((TypeError, ValueError), match="^d must be a positive integer"):
+        random_heads(2, value)
+
+
+# ---------------------------------------------------------------------------
+# the issue's reproducers under their old names (moved or renamed, warning once)
+# ---------------------------------------------------------------------------
+
+
+def test_old_names_raise_the_same_named_errors():
+    with pytest.warns(DeprecationWarning, match="measure_conditions"):
+        with pytest.raises(ValueError, match="norm_window must be a pair"):
+            sculpt.check_conditions(TEACHER, norm_window=(1,))
+    with pytest.warns(DeprecationWarning, match="carve"):
+        with pytest.raises(TypeError, match="delta must be a positive number"):
+            sculpt.sculpt(XS, YS, delta="big")
+    with warnings.catch_warnings():  # the module path warns on its first import only
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from attnlib import boolean_fourier
+    np.testing.assert_array_equal(boolean_fourier.walsh_hadamard(np.ones(4) * 1e308), [1e308, 0, 0, 0])
+
+
+def test_a_series_of_the_wrong_length_is_named():
+    from attnlib.viz import training as viz_training
+
+    with pytest.raises(ValueError, match=r"losses\['a'\] must have shape \(3,\)"):
+        viz_training.plot_loss_along_line([0.0, 0.5, 1.0], {"a": [1.0]})
