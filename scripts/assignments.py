@@ -284,13 +284,17 @@ def prepare_master(name: str, seed: str, wheel: Path, folder: Path) -> tuple[dic
 # --- grading ------------------------------------------------------------------------------------
 
 
+def _grade_class():
+    """scripts/grade_class.py as a module (scripts/ is not a package)."""
+    spec = importlib.util.spec_from_file_location("grade_class", ROOT / "scripts" / "grade_class.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def scores(results: dict) -> dict:
-    """Question name -> (score, max score) from otter's results.json (the public-tests summary left out)."""
-    out = {}
-    for test in results.get("tests", []):
-        if "max_score" in test and test.get("name") != "Public Tests":
-            out[test["name"]] = (float(test.get("score") or 0.0), float(test["max_score"]))
-    return out
+    """Question name -> (score, max score) from otter's results.json: the one reading, in grade_class."""
+    return _grade_class().scores(results)
 
 
 def _otter(*args: str, cwd: Path, timeout: float | None = None) -> subprocess.CompletedProcess:

@@ -97,6 +97,22 @@ class HeadsRace:
         return f"HeadsRace(runs={list(self.curves)}, regression={self.regression:.2g})"
 
 
+def _race_data(teacher: Heads, N: int, n: int, n_val: int, rng: np.random.Generator):
+    """Fig. 1's data: Gaussian tokens of variance 1/n, causal targets of ``teacher``, and regression's score.
+
+    Returns X, Y, X_val, Y_val, the validation MSE of the regression fit, and ``{"regression": seconds}``.
+    """
+    d = teacher.d
+    X = gaussian_inputs(N, n, d, rng=rng) / np.sqrt(n)
+    X_val = gaussian_inputs(n_val, n, d, rng=rng) / np.sqrt(n)
+    Y = attention(X, teacher, kind="linear", causal=True)
+    Y_val = attention(X_val, teacher, kind="linear", causal=True)
+    start = time.perf_counter()
+    fit = fit_linear_attention(X, Y, causal=True)
+    seconds = {"regression": time.perf_counter() - start}
+    return X, Y, X_val, Y_val, float(np.mean((fit.predict(X_val) - Y_val) ** 2)), seconds
+
+
 def heads_vs_regression(d: int, *, N: int, n: int, heads=(1, 2, 4, 8), seeds: int = 1, epochs: int = 100,
                         lr: float = 1e-2, batch_size: int = 64, n_val: int = 256, rng=None) -> HeadsRace:
     """Train causal linear attention with each head count by Adam, and fit it by regression.
@@ -127,14 +143,7 @@ def heads_vs_regression(d: int, *, N: int, n: int, heads=(1, 2, 4, 8), seeds: in
     seeds, n_val = check_positive_int("seeds", seeds), check_positive_int("n_val", n_val)
     rng = check_rng(rng)
     teacher = random_heads(1, d, rng=rng)
-    X = gaussian_inputs(N, n, d, rng=rng) / np.sqrt(n)
-    X_val = gaussian_inputs(n_val, n, d, rng=rng) / np.sqrt(n)
-    Y = attention(X, teacher, kind="linear", causal=True)
-    Y_val = attention(X_val, teacher, kind="linear", causal=True)
-    start = time.perf_counter()
-    fit = fit_linear_attention(X, Y, causal=True)
-    seconds = {"regression": time.perf_counter() - start}
-    regression = float(np.mean((fit.predict(X_val) - Y_val) ** 2))
+    X, Y, X_val, Y_val, regression, seconds = _race_data(teacher, N, n, n_val, rng)
     curves = {}
     for m, stream in zip(heads, rng.spawn(len(heads)), strict=True):
         label = f"{m} head" + ("s" if m > 1 else "")
@@ -180,20 +189,14 @@ def heads_and_layers(d: int, *, N: int, n: int, heads=(1, 2, 4), layers=(2,), se
     >>> list(race.curves), race.curves["2 layers"].shape, bool(race.regression < 1e-20)
     (['1 head', '2 layers', '2 layers + MLP'], (1, 3), True)
     """
-    rng = np.random.default_rng(rng)
     d, N, n = check_positive_int("d", d), check_positive_int("N", N), check_positive_int("n", n)
+    seeds, n_val = check_positive_int("seeds", seeds), check_positive_int("n_val", n_val)
+    rng = check_rng(rng)
     one = random_heads(1, d, rng=rng)
     W = np.zeros_like(one.W)
     W[:, :, 0] = one.W[:, :, 0]                      # scalar targets: only output coordinate 0
     teacher = Heads(one.Theta, W)
-    X = gaussian_inputs(N, n, d, rng=rng) / np.sqrt(n)
-    X_val = gaussian_inputs(n_val, n, d, rng=rng) / np.sqrt(n)
-    Y = attention(X, teacher, kind="linear", causal=True)
-    Y_val = attention(X_val, teacher, kind="linear", causal=True)
-    start = time.perf_counter()
-    fit = fit_linear_attention(X, Y, causal=True)
-    seconds = {"regression": time.perf_counter() - start}
-    regression = float(np.mean((fit.predict(X_val) - Y_val) ** 2))
+    X, Y, X_val, Y_val, regression, seconds = _race_data(teacher, N, n, n_val, rng)
     curves = {}
     arms = [(f"{m} head" + ("s" if m > 1 else ""), "heads", m) for m in heads]
     arms += [(f"{L} layers", "stack", L) for L in layers] + [(f"{L} layers + MLP", "mlp", L) for L in layers]
