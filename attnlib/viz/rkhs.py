@@ -264,6 +264,7 @@ def plot_bound_check(actual, bound, *, xlabel: str = "bound", ylabel: str = "obs
     return fig
 
 
+@styled
 def plot_noise_bound(levels, observed, bound, *, xlabel: str = "noise standard deviation",
                      ylabel: str = r"$\|p(\Theta)-p(\Theta^\star)\|_F^2$", title: str | None = None):
     """Squared distance to the teacher against the label-noise level, with its bound (Lemma E.2).
