@@ -266,7 +266,7 @@ def plot_bound_check(actual, bound, *, xlabel: str = "bound", ylabel: str = "obs
 
 @styled
 def plot_noise_bound(levels, observed, bound, *, xlabel: str = "noise standard deviation",
-                     ylabel: str = r"$\|p(\Theta)-p(\Theta^\star)\|_F^2$", title: str | None = None):
+                     ylabel: str | None = None, title: str | None = None):
     """Squared distance to the teacher against the label-noise level, with its bound (Lemma E.2).
 
     Parameters
@@ -275,6 +275,8 @@ def plot_noise_bound(levels, observed, bound, *, xlabel: str = "noise standard d
         Noise levels (the x-axis).
     observed, bound : array_like of shape (K,) or (K, R)
         Observed squared distances and their bounds, one column per run.
+    xlabel, ylabel, title : str, optional
+        The y label defaults to the squared distance of the coefficients, ``||p(Theta) - p(Theta_star)||_F^2``.
 
     Returns
     -------
@@ -291,7 +293,7 @@ def plot_noise_bound(levels, observed, bound, *, xlabel: str = "noise standard d
         ax.loglog(levels, bound[:, r], "s--", ms=3, lw=1, color=COLORS[1], alpha=0.7,
                   label="bound" if r == 0 else None)
     ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    ax.set_ylabel(r"$\|p(\Theta)-p(\Theta^\star)\|_F^2$" if ylabel is None else ylabel)
     if title:
         ax.set_title(title)
     ax.legend(loc="upper left")
