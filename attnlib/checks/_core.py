@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -73,14 +74,16 @@ def call_with_timeout(fn: Callable, args: tuple, kwargs: dict, seconds: float | 
             raise CaseTimeout
 
         previous = signal.signal(signal.SIGALRM, on_alarm)
-        outer_delay, _ = signal.setitimer(signal.ITIMER_REAL, seconds)
+        start = time.monotonic()
+        outer_delay, outer_interval = signal.setitimer(signal.ITIMER_REAL, seconds)
         try:
             return fn(*args, **kwargs)
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
-            if outer_delay:  # someone else's timer was running: give it back (approximately)
-                signal.setitimer(signal.ITIMER_REAL, max(outer_delay - seconds, 1e-3))
+            if outer_delay:  # someone else's timer was running: give back what is left of it
+                left = outer_delay - (time.monotonic() - start)
+                signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3), outer_interval)
     result: dict = {}
 
     def target():

@@ -235,3 +235,27 @@ def in_place(X, Y, Theta, W, step, steps):
 def test_gradient_descent_check_rejects(wrong, message):
     with pytest.raises(CheckFailure, match=r"check_gradient_descent: .*" + message):
         check_gradient_descent(wrong)
+
+
+def test_a_case_timeout_gives_an_outer_timer_back_what_is_left_of_it():
+    """A grader's own time limit (an outer SIGALRM timer) around a check must lose only the time the
+    cases took, and keep its repeat interval: regression of a restore that subtracted the whole case
+    budget, so that an assignment's 15 s limit fired after two quick cases on a busy machine."""
+    import signal
+    import time
+
+    from attnlib.checks._core import call_with_timeout
+
+    fired = []
+    previous = signal.signal(signal.SIGALRM, lambda *_: fired.append(time.monotonic()))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 5.0, 0.5)
+        for _ in range(3):
+            call_with_timeout(time.sleep, (0.05,), {}, 2.0)
+        left, interval = signal.getitimer(signal.ITIMER_REAL)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert not fired
+    assert 4.0 < left <= 4.86  # 5 s less three cases of 0.05 s, with room for a slow machine
+    assert interval == 0.5
