@@ -135,6 +135,6 @@ def screenshot(page, path: Path) -> None:
     page.evaluate("() => { window.scrollTo(0, 0); document.activeElement && document.activeElement.blur(); }")
     page.wait_for_timeout(200)
     path.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=True, timeout=120_000)  # the long API page, on a busy machine
 
 
