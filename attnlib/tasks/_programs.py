@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_flag, check_positive_int
+from .._validation import as_float_array, check_flag, check_positive_int
 from ..heads import Heads
 
 MAX_DIM = 4000  # tokens larger than this are refused before anything is allocated
@@ -228,7 +228,11 @@ def round_token(y, layout: Layout) -> np.ndarray:
     >>> round_token([0.1, 0.9, 0.2, 0.3, 0.1], layout)
     array([0., 1., 0., 0., 0.])
     """
-    y = np.asarray(y, dtype=float)
+    if not isinstance(layout, Layout):
+        raise TypeError(f"layout must be a Layout; received {type(layout).__name__}")
+    y = as_float_array("y", y)
+    if y.shape != (layout.d,):
+        raise ValueError(f"y must be one token of shape ({layout.d},) for this layout; received shape {y.shape}")
     out = np.zeros(layout.d)
     for name in layout.names:
         block = y[layout[name]]
