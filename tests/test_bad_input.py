@@ -579,6 +579,20 @@ def test_fit_whose_coefficients_do_not_fit_in_float64_names_X(c):
         rkhs.fit_linear_attention(XL * c, YLL)
 
 
+def test_train_on_targets_whose_loss_overflows_names_Y():
+    """Targets near 1e180: the loss (quadratic) is not representable; an error names Y, not the learning rate."""
+    with pytest.raises(ValueError, match=r"overflows float64 \(X has entries up to 1, Y up to 1(\.\d+)?e\+180"):
+        train(X, Y * 1e180 / np.abs(Y).max(), 1, epochs=2)
+
+
+def test_conditions_of_one_head_say_the_separation_is_vacuous():
+    one = sculpt.planted_instance(1, 4, rng=0)
+    cond = sculpt.measure_conditions(one)
+    assert cond.separation == np.inf and cond.ok
+    assert "separation=n/a (one head)" in repr(cond)
+    assert "separation=inf" not in repr(cond)
+
+
 def test_a_loss_that_overflows_names_its_inputs():
     with pytest.raises(ValueError, match="squared loss of X, Y and heads overflows"):
         squared_loss(X * 1e200, Y, H)
