@@ -173,7 +173,8 @@ def _cube_scaled(coef: np.ndarray, scale: float, name: str) -> np.ndarray:
     """``coef * scale**3`` exactly (a power of two), refusing a result that overflows or underflows."""
     if scale == 1.0:
         return coef
-    out = np.ldexp(coef, 3 * (int(np.frexp(scale)[1]) - 1))
+    with np.errstate(over="ignore", under="ignore"):  # checked just below, with a clearer message
+        out = np.ldexp(coef, 3 * (int(np.frexp(scale)[1]) - 1))
     if not np.isfinite(out).all() or np.any((out == 0) & (coef != 0)):
         raise ValueError(
             f"the coefficients for data {name} of this size do not fit in float64: the output is cubic in "
