@@ -408,7 +408,40 @@ MORE = [
     Spec(turing.compile_step, BB, LAYOUT, 0, kinds={"t": "count"}),
     Spec(turing.embed, BB, [0] * 5, 2, LAYOUT, kinds={"tape": "array", "head": "index"}),
     Spec(turing.round_token, np.zeros(LAYOUT.d), LAYOUT, kinds={"y": "array"}),
+    Spec(turing.lookup, "a", "b", [("c", "d")], B_Q=np.eye(2), kinds={"B_Q": "optarray"}),
+    Spec(turing.copy, 1, [("c", "d")], 4, kinds={"offset": "count", "n_pos": "size"}),
+    Spec(turing.if_then, "a", [(("b", None), ("c", None))], "k", "v", "out", 4, kinds={"n_pos": "size"}),
+    Spec(turing.run_program, turing.embed(BB, [0] * 5, 2, LAYOUT), [], LAYOUT, kinds={"X": "array"}),
 ]
+
+NAMES_AND_STRUCTURES = [  # attribute names, write lists and programs of the Turing-machine compiler
+    ("lookup(query=1)", lambda: turing.lookup(1, "k", []), r"query must be an attribute name"),
+    ("lookup(writes='ab')", lambda: turing.lookup("q", "k", "ab"), r"writes must be a sequence"),
+    ("lookup(writes=[('a',)])", lambda: turing.lookup("q", "k", [("a",)]), r"writes must hold \(source, dest\)"),
+    ("if_then(pairs=[(1, 2)])", lambda: turing.if_then("a", [(1, 2)], "k", "v", "o", 4), r"pairs must hold"),
+    ("if_then(dest=None)", lambda: turing.if_then("a", [], "k", "v", None, 4), r"dest must be an attribute name"),
+    ("instruction(layout='x')", lambda: turing.instruction("x", []), r"layout must be a Layout"),
+    ("instruction(ops=[1])", lambda: turing.instruction(LAYOUT, [1]), r"ops must hold Op objects"),
+    ("run_program(program=[1])", lambda: turing.run_program(np.zeros((1, LAYOUT.d)), [1], LAYOUT),
+     r"program must be a sequence of Heads"),
+    ("round_token(layout=None)", lambda: turing.round_token([0.0], None), r"layout must be a Layout"),
+    ("train_stack(X_val without Y_val)", lambda: rkhs_stack.train_stack(XST, YST, epochs=1, X_val=XST),
+     r"X_val and Y_val must be given together"),
+    ("stack_forward(stack=None)", lambda: rkhs_stack.stack_forward(None, XST), r"stack must be a Stack"),
+    ("face_candidates(span=None)", lambda: sculpt.face_candidates(body, None, 2), r"span must be a Span"),
+    ("certify_candidates(candidates of 3 axes)", lambda: sculpt.certify_candidates(XS, YS, TEACHER.Theta),
+     r"candidates must have shape \(k, m, 4, 4\)"),
+    ("sweep(scales=[0])", lambda: sculpt.sweep([0.0], [40]), r"scales must be positive"),
+    ("slice_curve(quantiles=[2])", lambda: sculpt.slice_curve(XS, YS, proxy, TEACHER.W.sum(0), [2.0]),
+     r"quantiles must lie in \(0, 1\]"),
+    ("evaluate(heads=None)", lambda: automata.evaluate(None, DFAS, WORDS), r"heads must be a Heads layer"),
+]
+
+
+@pytest.mark.parametrize(("label", "call", "pattern"), NAMES_AND_STRUCTURES, ids=[c[0] for c in NAMES_AND_STRUCTURES])
+def test_names_and_structures_are_checked(label, call, pattern):
+    with pytest.raises((TypeError, ValueError), match=pattern):
+        call()
 
 
 TABLE = [case for spec in SPECS + MORE + _views() for case in spec.cases()]
@@ -426,7 +459,7 @@ def test_table_size_and_categories():
     kinds = {kind for spec in SPECS + MORE + _views() for kind in spec.kinds.values()}
     assert kinds == {"array", "optarray", "intarray", "index", "count", "layer", "series", "flag", "size",
                      "optsize", "rng", "tol", "opttol", "choice", "heads", "function"}
-    assert len(TABLE) + len(REPRODUCERS) >= 940
+    assert len(TABLE) + len(REPRODUCERS) + len(NAMES_AND_STRUCTURES) >= 940
 
 
 # ---------------------------------------------------------------------------
