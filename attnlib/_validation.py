@@ -111,6 +111,22 @@ def check_array_dtype(name: str, A) -> np.ndarray:
     return arr
 
 
+def check_int_array(name: str, values, *, low: int | None = None, upper: int | None = None) -> np.ndarray:
+    """``values`` as an int64 array, refusing floats (even integral ones), bools, text and None.
+
+    With ``low`` and ``upper`` every entry must lie in ``low .. upper - 1``.
+    """
+    arr = check_array_dtype(name, values)
+    if arr.size and arr.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be integers; received an array of dtype {arr.dtype}")
+    arr = arr.astype(np.int64)
+    if arr.size and ((low is not None and arr.min() < low) or (upper is not None and arr.max() >= upper)):
+        lo = "-inf" if low is None else low
+        hi = "inf" if upper is None else upper - 1
+        raise ValueError(f"{name} must lie in {lo} .. {hi}; received values {arr.min()} .. {arr.max()}")
+    return arr
+
+
 def as_float_array(name: str, A, *, allow_neg_inf: bool = False) -> np.ndarray:
     """Convert ``A`` to a float64 array and check that every entry is finite.
 

@@ -237,7 +237,15 @@ def train(
         return loss_and_gradient_arrays(*data, *adam.params, kind, causal, need_grad=False)[0]
 
     start = time.perf_counter()
-    history = [_finite(loss_on(data), 0, lr)]
+    with np.errstate(over="ignore", invalid="ignore"):
+        first = loss_on(data)
+    if not np.isfinite(first):  # before any step: the data, not the learning rate, are to blame
+        raise ValueError(
+            f"the squared loss of the initial layer on X, Y overflows float64 (X has entries up to "
+            f"{np.max(np.abs(X)):.3g}, Y up to {np.max(np.abs(Y)):.3g}; the loss is quadratic in the outputs, "
+            f"and linear attention's outputs are cubic in X); rescale X and Y, e.g. Y / Y.std()"
+        )
+    history = [first]
     val_history = [loss_on(val)] if val else None
     for epoch in range(1, epochs + 1):
         order = rng.permutation(N) if batch < N else np.arange(N)

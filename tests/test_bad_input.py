@@ -338,7 +338,113 @@ def _views():
     ]
 
 
-TABLE = [case for spec in SPECS + _views() for case in spec.cases()]
+from attnlib.lower_bounds import family as lb_family  # noqa: E402
+from attnlib.rkhs import stack as rkhs_stack  # noqa: E402
+
+PAR = lower_bounds.parity_instance(4, 1, rng=0)
+ZP = lower_bounds.boolean_cube(1, 4)[:, 0]
+CHI = np.prod(ZP[:, :2], axis=1)
+MEM = am.sample_memories(8, 2, rng=0)
+STACK = rkhs_stack.init_stack(2, rng=0)
+XST = gaussian_inputs(8, 3, 2, rng=0)
+YST = XST[::-1].copy()
+CERTS = sculpt.certify(XS, YS, TEACHER.W.sum(0))
+SPAN = sculpt.face_span(body, proxy, 2, rng=0)
+TD = automata.transition_data(2, 3, 2, length=4, rng=0)
+WORDS = automata.random_words(2, 4, 2, rng=0)
+DFAS = [DFA, DFA]
+
+MORE = [
+    Spec(lower_bounds.low_degree_curve, ZP[:, None, :], CHI, 2, kinds={"X": "array", "y": "array", "max_degree": "count"}),
+    Spec(lower_bounds.parity_by_elimination, ZP, CHI, kinds={"Z": "array", "chi": "array"}),
+    Spec(lower_bounds.parity_by_enumeration, ZP, CHI, 2, kinds={"Z": "array", "chi": "array", "s": "size"}),
+    Spec(lower_bounds.sq_correlations, np.ones(16), 2, 1, kinds={"values": "array", "d": "size", "s": "size"}),
+    Spec(rkhs.noisy_label_bound, XL, np.full((40, 2), 0.1), 0.5, kinds={"X": "array", "noise": "array",
+                                                                       "epsilon": "tol"}),
+    Spec(rkhs.polynomial_certificate, rkhs.cubic_features(XL), kinds={"H": "array"}),
+    Spec(rkhs_exp.adam_on_memories, MEM, heads=(1,), epochs=1, kinds={"epochs": "size", "lr": "tol",
+                                                                      "init_scale": "tol", "rng": "rng"}),
+    Spec(rkhs_exp.heads_and_layers, 2, N=8, n=3, heads=(1,), layers=(2,), seeds=1, epochs=1, n_val=4,
+         kinds={"d": "size", "N": "size", "n": "size", "seeds": "size", "epochs": "size", "lr": "tol",
+                "batch_size": "size", "n_val": "size", "rng": "rng"}),
+    Spec(rkhs_exp.minimisers_by_heads, MEM, heads=(1,), seeds=1, epochs=1, kinds={"seeds": "size", "epochs": "size",
+                                                                                  "lr": "tol", "rng": "rng"}),
+    Spec(rkhs_stack.init_stack, 2, kinds={"d": "size", "layers": "size", "heads": "size", "mlp": "flag",
+                                          "hidden": "optsize", "scale": "tol", "rng": "rng"}),
+    Spec(rkhs_stack.stack_forward, STACK, XST, kinds={"X": "array"}),
+    Spec(rkhs_stack.stack_loss_and_gradient, STACK, XST, YST, kinds={"X": "array", "Y": "array"}),
+    Spec(rkhs_stack.train_stack, XST, YST, epochs=1, kinds={"X": "array", "Y": "array", "layers": "size",
+                                                          "heads": "size", "mlp": "flag", "epochs": "size",
+                                                          "lr": "tol", "batch_size": "size", "rng": "rng"}),
+    Spec(sculpt.body_slice, body, proxy, np.eye(16)[:2].reshape(2, 4, 4), kinds={"origin": "array", "basis": "array", "box": "tol"}),
+    Spec(sculpt.certify_candidates, XS, YS, TEACHER.Theta[None], kinds={"X": "array", "Y": "array",
+                                                                        "candidates": "array",
+                                                                        "max_examples": "size"}),
+    Spec(sculpt.face_candidates, body, SPAN, 2, kinds={"m": "size", "eps": "tol", "directions": "optsize",
+                                                       "bound": "opttol"}),
+    Spec(sculpt.fourth_moment, np.ones(4), kinds={"u": "array"}),
+    Spec(sculpt.gap_feature, XS[0, 0], XS[0, 1], XS[0, 2], kinds={"x_a": "array", "x_b": "array", "x_c": "array"}),
+    Spec(sculpt.halfspaces, XS, CERTS, kinds={"X": "array"}),
+    Spec(sculpt.refine_in_span, XS, YS, TEACHER, SPAN, kinds={"X": "array", "Y": "array", "heads": "heads",
+                                                              "max_examples": "size"}),
+    Spec(sculpt.slice_curve, XS, YS, proxy, TEACHER.W.sum(0), [0.5], kinds={"X": "array", "Y": "array",
+                                                                           "proxy": "array", "sum_W_true": "array",
+                                                                           "quantiles": "array"}),
+    Spec(sculpt.span_alignment, SPAN, TEACHER.Theta, kinds={"Theta": "array"}),
+    Spec(sculpt.support, sculpt.Body(np.eye(2)[None], gamma=1.0, bound=3.0, certified=1), -np.eye(2), kinds={"U": "array"}),
+    Spec(sculpt.sweep, [1.0], [40], seeds=1, methods=("sculpt, no polish",),
+         kinds={"scales": "array", "sizes": "intarray", "seeds": "size", "m": "size", "d": "size", "n": "size",
+                "success": "tol", "rng": "rng"}),
+    Spec(sculpt.trimmed_sum_W, XS, YS, TEACHER.W.sum(0), kinds={"X": "array", "Y": "array", "init": "array",
+                                                                "keep": "tol", "iterations": "size"}),
+    Spec(automata.DFA, [[0, 1], [1, 0]], kinds={"delta": "intarray", "start": "index"}),
+    Spec(automata.execute, DFAS, WORDS, kinds={"words": "intarray"}),
+    Spec(automata.evaluate, automata.lookup_heads(2, 2), DFAS, WORDS, kinds={"heads": "heads", "words": "intarray",
+                                                                            "tol": "tol"}),
+    Spec(automata.run_contexts, DFA, [0, 1, 1], kinds={"word": "intarray"}),
+    Spec(automata.step_contexts, DFAS, WORDS, kinds={"words": "intarray"}),
+    Spec(turing.TuringMachine, {(0, 0): (1, 1, 1)}, 2, 2, kinds={"n_states": "size", "n_symbols": "size",
+                                                                 "start": "index"}),
+    Spec(turing.compile_step, BB, LAYOUT, 0, kinds={"t": "count"}),
+    Spec(turing.embed, BB, [0] * 5, 2, LAYOUT, kinds={"tape": "array", "head": "index"}),
+    Spec(turing.round_token, np.zeros(LAYOUT.d), LAYOUT, kinds={"y": "array"}),
+    Spec(turing.lookup, "a", "b", [("c", "d")], B_Q=np.eye(2), kinds={"B_Q": "optarray"}),
+    Spec(turing.copy, 1, [("c", "d")], 4, kinds={"offset": "count", "n_pos": "size"}),
+    Spec(turing.if_then, "a", [(("b", None), ("c", None))], "k", "v", "out", 4, kinds={"n_pos": "size"}),
+    Spec(turing.run_program, turing.embed(BB, [0] * 5, 2, LAYOUT), [], LAYOUT, kinds={"X": "array"}),
+]
+
+NAMES_AND_STRUCTURES = [  # attribute names, write lists and programs of the Turing-machine compiler
+    ("lookup(query=1)", lambda: turing.lookup(1, "k", []), r"query must be an attribute name"),
+    ("lookup(writes='ab')", lambda: turing.lookup("q", "k", "ab"), r"writes must be a sequence"),
+    ("lookup(writes=[('a',)])", lambda: turing.lookup("q", "k", [("a",)]), r"writes must hold \(source, dest\)"),
+    ("if_then(pairs=[(1, 2)])", lambda: turing.if_then("a", [(1, 2)], "k", "v", "o", 4), r"pairs must hold"),
+    ("if_then(dest=None)", lambda: turing.if_then("a", [], "k", "v", None, 4), r"dest must be an attribute name"),
+    ("instruction(layout='x')", lambda: turing.instruction("x", []), r"layout must be a Layout"),
+    ("instruction(ops=[1])", lambda: turing.instruction(LAYOUT, [1]), r"ops must hold Op objects"),
+    ("run_program(program=[1])", lambda: turing.run_program(np.zeros((1, LAYOUT.d)), [1], LAYOUT),
+     r"program must be a sequence of Heads"),
+    ("round_token(layout=None)", lambda: turing.round_token([0.0], None), r"layout must be a Layout"),
+    ("train_stack(X_val without Y_val)", lambda: rkhs_stack.train_stack(XST, YST, epochs=1, X_val=XST),
+     r"X_val and Y_val must be given together"),
+    ("stack_forward(stack=None)", lambda: rkhs_stack.stack_forward(None, XST), r"stack must be a Stack"),
+    ("face_candidates(span=None)", lambda: sculpt.face_candidates(body, None, 2), r"span must be a Span"),
+    ("certify_candidates(candidates of 3 axes)", lambda: sculpt.certify_candidates(XS, YS, TEACHER.Theta),
+     r"candidates must have shape \(k, m, 4, 4\)"),
+    ("sweep(scales=[0])", lambda: sculpt.sweep([0.0], [40]), r"scales must be positive"),
+    ("slice_curve(quantiles=[2])", lambda: sculpt.slice_curve(XS, YS, proxy, TEACHER.W.sum(0), [2.0]),
+     r"quantiles must lie in \(0, 1\]"),
+    ("evaluate(heads=None)", lambda: automata.evaluate(None, DFAS, WORDS), r"heads must be a Heads layer"),
+]
+
+
+@pytest.mark.parametrize(("label", "call", "pattern"), NAMES_AND_STRUCTURES, ids=[c[0] for c in NAMES_AND_STRUCTURES])
+def test_names_and_structures_are_checked(label, call, pattern):
+    with pytest.raises((TypeError, ValueError), match=pattern):
+        call()
+
+
+TABLE = [case for spec in SPECS + MORE + _views() for case in spec.cases()]
 
 
 @pytest.mark.parametrize(("spec", "param", "value", "exc"), TABLE)
@@ -350,10 +456,10 @@ def test_bad_argument_is_named(spec, param, value, exc):
 
 def test_table_size_and_categories():
     """At least as many cases as the issue's first pass (about 940), every kind represented."""
-    kinds = {kind for spec in SPECS + _views() for kind in spec.kinds.values()}
+    kinds = {kind for spec in SPECS + MORE + _views() for kind in spec.kinds.values()}
     assert kinds == {"array", "optarray", "intarray", "index", "count", "layer", "series", "flag", "size",
                      "optsize", "rng", "tol", "opttol", "choice", "heads", "function"}
-    assert len(TABLE) + len(REPRODUCERS) >= 940
+    assert len(TABLE) + len(REPRODUCERS) + len(NAMES_AND_STRUCTURES) >= 940
 
 
 # ---------------------------------------------------------------------------
@@ -504,6 +610,20 @@ def test_fit_handles_the_scales_the_certificate_handles(c):
 def test_fit_whose_coefficients_do_not_fit_in_float64_names_X(c):
     with pytest.raises(ValueError, match=r"coefficients for data X of this size do not fit in float64"):
         rkhs.fit_linear_attention(XL * c, YLL)
+
+
+def test_train_on_targets_whose_loss_overflows_names_Y():
+    """Targets near 1e180: the loss (quadratic) is not representable; an error names Y, not the learning rate."""
+    with pytest.raises(ValueError, match=r"overflows float64 \(X has entries up to 1, Y up to 1(\.\d+)?e\+180"):
+        train(X, Y * 1e180 / np.abs(Y).max(), 1, epochs=2)
+
+
+def test_conditions_of_one_head_say_the_separation_is_vacuous():
+    one = sculpt.planted_instance(1, 4, rng=0)
+    cond = sculpt.measure_conditions(one)
+    assert cond.separation == np.inf and cond.ok
+    assert "separation=n/a (one head)" in repr(cond)
+    assert "separation=inf" not in repr(cond)
 
 
 def test_a_loss_that_overflows_names_its_inputs():

@@ -124,7 +124,15 @@ def test_train_rejects_single_sequence_and_bad_options():
         train(X, X, 1, X_val=X)
 
 
-def test_divergence_is_reported():
+def test_data_whose_loss_overflows_before_any_step_are_named():
+    """An infinite loss at epoch 0 is the data's scale, not divergence: the error says how large X is."""
     X = 1e80 * gaussian_inputs(10, 4, 3, rng=0)
-    with pytest.raises(FloatingPointError, match="diverged: the loss is inf"), np.errstate(all="ignore"):
+    with pytest.raises(ValueError, match=r"overflows float64 \(X has entries up to \d\.\d+e\+80, Y up to 0"):
         train(X, np.zeros_like(X), 1, kind="linear", rng=0)
+
+
+def test_divergence_after_steps_is_reported():
+    from attnlib import training
+
+    with pytest.raises(FloatingPointError, match=r"diverged: the loss is inf after 3 epochs; lower lr \(now 0\.5\)"):
+        training._finite(float("inf"), 3, 0.5)

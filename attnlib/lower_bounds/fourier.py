@@ -20,7 +20,7 @@ import numpy as np
 
 from .._deprecated import renamed
 from .._linalg import lstsq
-from .._validation import as_float_array, check_choice, check_positive_int, check_sequences
+from .._validation import as_float_array, check_choice, check_nonnegative_int, check_positive_int, check_sequences
 from ..attention import attention
 from ..heads import Heads, as_heads
 
@@ -237,10 +237,8 @@ def n_monomials(num_vars: int, degree: int) -> int:
 feature_count = renamed("feature_count", n_monomials)
 
 
-def _check_degree(degree) -> int:
-    if isinstance(degree, (int, np.integer)) and not isinstance(degree, bool) and degree == 0:
-        return 0
-    return check_positive_int("degree", degree)
+def _check_degree(degree, name: str = "degree") -> int:
+    return check_nonnegative_int(name, degree)
 
 
 def _monomials(K: int, degree: int) -> list:
@@ -444,7 +442,7 @@ def low_degree_curve(X, y, max_degree: int, *, X_test=None, y_test=None) -> LowD
     >>> bool(curve.train_mse[2] > 0.5 and curve.train_mse[3] < 1e-20)
     True
     """
-    max_degree = _check_degree(max_degree)
+    max_degree = _check_degree(max_degree, "max_degree")
     X3, _ = check_sequences(X)
     Phi, _ = monomial_features(X3, max_degree)
     y = _check_targets(Phi, y)

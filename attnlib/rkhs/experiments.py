@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._deprecated import renamed_keyword
-from .._validation import check_positive_int, check_rng
+from .._validation import check_positive_float, check_positive_int, check_rng
 from ..attention import attention
 from ..heads import Heads, random_heads
 from ..inputs import gaussian_inputs
@@ -314,8 +314,9 @@ def minimisers_by_heads(data, heads=(1, 2, 16), *, seeds: int = 8, epochs: int =
     >>> bool(runs.zero_loss(16).all()), bool((runs.distance[16] > 0.1).all())
     (True, True)
     """
-    rng = np.random.default_rng(rng)
     seeds = check_positive_int("seeds", seeds)
+    epochs, lr = check_positive_int("epochs", epochs), check_positive_float("lr", lr)
+    rng = check_rng(rng)
     d = data.X.shape[-1]
     truth = parameter_map(data.heads)
     scale = np.linalg.norm(truth) / np.sqrt(truth.size)

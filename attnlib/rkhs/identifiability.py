@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .._validation import check_flag
+from .._validation import as_float_array, check_flag, check_real
 from . import _normal_equations as _ne
 from .features import cubic_features, n_features
 
@@ -173,7 +173,8 @@ def _cube_scaled(coef: np.ndarray, scale: float, name: str) -> np.ndarray:
     """``coef * scale**3`` exactly (a power of two), refusing a result that overflows or underflows."""
     if scale == 1.0:
         return coef
-    out = np.ldexp(coef, 3 * (int(np.frexp(scale)[1]) - 1))
+    with np.errstate(over="ignore", under="ignore"):  # checked just below, with a clearer message
+        out = np.ldexp(coef, 3 * (int(np.frexp(scale)[1]) - 1))
     if not np.isfinite(out).all() or np.any((out == 0) & (coef != 0)):
         raise ValueError(
             f"the coefficients for data {name} of this size do not fit in float64: the output is cubic in "
@@ -259,11 +260,11 @@ def noisy_label_bound(X, noise, epsilon: float) -> NoisyBound:
     """
     seqs = _ne.as_sequences(X)
     d = seqs.d
-    noise = np.asarray(noise, dtype=float)
+    noise = as_float_array("noise", noise)
     if noise.shape != (seqs.N, d):
         raise ValueError(f"noise must have shape (N, d) = ({seqs.N}, {d}), one row per sequence; "
                          f"received shape {noise.shape}")
-    epsilon = float(epsilon)
+    epsilon = check_real("epsilon", epsilon, low=0.0)
     cert = certificate(X)
     if not cert.identifiable:
         raise ValueError(f"Lambda_D is singular (rank {cert.rank} of psi={cert.psi}): "
@@ -330,11 +331,9 @@ def polynomial_certificate(H) -> PolynomialCertificate:
     >>> polynomial_certificate(np.ones((10, 2)))
     PolynomialCertificate(not certified, lam_min=0, rank=1 of psi=2, N=10)
     """
-    H = np.asarray(H, dtype=float)
+    H = as_float_array("H", H)
     if H.ndim != 2 or H.shape[0] == 0 or H.shape[1] == 0:
         raise ValueError(f"H must be a non-empty feature matrix of shape (N, psi); received shape {H.shape}")
-    if not np.all(np.isfinite(H)):
-        raise ValueError("H must be finite; received NaN or infinite entries")
     N, psi = H.shape
     w = np.linalg.eigvalsh(H.T @ H / N)
     top = max(float(w[-1]), 0.0)

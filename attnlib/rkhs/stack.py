@@ -21,7 +21,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_positive_int
+from .._validation import (
+    check_cube_data,
+    check_flag,
+    check_positive_float,
+    check_positive_int,
+    check_rng,
+    check_sequences,
+)
 
 __all__ = ["Stack", "StackRun", "init_stack", "stack_forward", "stack_loss_and_gradient", "train_stack"]
 
@@ -65,9 +72,10 @@ def init_stack(d: int, *, layers: int = 2, heads: int = 1, mlp: bool = False, hi
     >>> init_stack(3, layers=2, heads=2, mlp=True, rng=0)
     Stack(layers=2, heads=2, d=3, mlp=True)
     """
-    rng = np.random.default_rng(rng)
     d, layers, heads = check_positive_int("d", d), check_positive_int("layers", layers), check_positive_int("heads", heads)
     h = 4 * d if hidden is None else check_positive_int("hidden", hidden)
+    mlp, scale = check_flag("mlp", mlp), check_positive_float("scale", scale)
+    rng = check_rng(rng)
     s = scale / np.sqrt(d)
     Theta = [s * rng.standard_normal((heads, d, d)) for _ in range(layers)]
     W = [s * rng.standard_normal((heads, d, d)) for _ in range(layers)]
@@ -95,8 +103,19 @@ def stack_forward(stack: Stack, X):
     >>> bool(np.allclose(stack_forward(one, X), attention(X, heads, kind="linear", causal=True)))
     True
     """
-    X = np.asarray(X, dtype=float)
+    X = _stack_inputs(stack, X)
     return _forward(stack, X)[0] - X
+
+
+def _stack_inputs(stack, X):
+    """Validate a Stack and a batch X (N, n, d) of its width."""
+    if not isinstance(stack, Stack):
+        raise TypeError(f"stack must be a Stack (from init_stack or train_stack); received {type(stack).__name__}")
+    d = stack.Theta[0].shape[-1]
+    X, single = check_sequences(X, d=d)
+    if single:
+        raise ValueError(f"X must be a batch of shape (N, n, {d}); received one sequence of shape {X.shape[1:]}")
+    return X
 
 
 def _forward(stack: Stack, X):
@@ -134,7 +153,7 @@ def stack_loss_and_gradient(stack: Stack, X, Y):
     >>> [g.shape for g in grads.params()][:2]
     [(1, 2, 2), (1, 2, 2)]
     """
-    X = np.asarray(X, dtype=float)
+    X, Y = check_cube_data(_stack_inputs(stack, X), Y, boolean=False)
     H, cache, mask = _forward(stack, X)
     R = H - X - Y
     loss = float(np.mean(R**2))
@@ -210,14 +229,17 @@ def train_stack(X, Y, *, layers: int = 2, heads: int = 1, mlp: bool = False, epo
     >>> bool(run.loss[-1] < run.loss[0])
     True
     """
-    rng = np.random.default_rng(rng)
-    X = np.asarray(X, dtype=float)
-    Y = np.asarray(Y, dtype=float)
-    if X.ndim != 3 or Y.shape != X.shape:
-        raise ValueError(f"X and Y must have the same shape (N, n, d); received {X.shape} and {Y.shape}")
+    X, Y = check_cube_data(X, Y, boolean=False)
     epochs, batch_size = check_positive_int("epochs", epochs), check_positive_int("batch_size", batch_size)
-    X_val = X if X_val is None else np.asarray(X_val, dtype=float)
-    Y_val = Y if Y_val is None else np.asarray(Y_val, dtype=float)
+    layers, heads = check_positive_int("layers", layers), check_positive_int("heads", heads)
+    mlp, lr = check_flag("mlp", mlp), check_positive_float("lr", lr)
+    rng = check_rng(rng)
+    if (X_val is None) != (Y_val is None):
+        raise ValueError("X_val and Y_val must be given together (or neither, to validate on the training data)")
+    if X_val is None:
+        X_val, Y_val = X, Y
+    else:
+        X_val, Y_val = check_cube_data(X_val, Y_val, boolean=False, d=X.shape[-1], names=("X_val", "Y_val"))
     start = time.perf_counter()
     stack = init_stack(X.shape[-1], layers=layers, heads=heads, mlp=mlp, rng=rng)
     params = stack.params()

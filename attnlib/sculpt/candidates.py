@@ -17,7 +17,7 @@ import numpy as np
 from .._linalg import lstsq
 from .._validation import as_float_array, check_positive_float, check_positive_int, check_rng
 from ..attention import forward
-from ..heads import Heads
+from ..heads import Heads, as_heads
 from ._common import check_data, check_m, check_nonzero_labels
 from .body import Body, support
 from .span import Span
@@ -129,6 +129,14 @@ def face_candidates(body: Body, span: Span, m: int, *, eps: float = 0.2, directi
         (so only up to an overall positive factor).
     """
     m = check_m(m)
+    eps = check_positive_float("eps", eps)
+    directions = None if directions is None else check_positive_int("directions", directions)
+    bound = None if bound is None else check_positive_float("bound", bound)
+    if not isinstance(body, Body):
+        raise TypeError(f"body must be a Body (from sculpt_body); received {type(body).__name__}")
+    if not isinstance(span, Span):
+        raise TypeError(f"span must be a Span (from random_span, face_span or spectral_span); "
+                        f"received {type(span).__name__}")
     basis = span.basis
     P = basis[0]
     from .proxy import min_norm_proxy
@@ -143,7 +151,7 @@ def face_candidates(body: Body, span: Span, m: int, *, eps: float = 0.2, directi
     if m == 2:
         dirs = np.array([basis[1], -basis[1]])
     else:
-        k = 3 * m if directions is None else check_positive_int("directions", directions)
+        k = 3 * m if directions is None else directions
         angles = np.random.default_rng(0).standard_normal((k, m - 1))
         dirs = np.einsum("kj,jpq->kpq", angles, basis[1:])
     points = np.array([support(boxed, U, extra=cap, phase="phase 5")[1] for U in dirs])
@@ -208,8 +216,18 @@ def certify_candidates(X, Y, candidates, *, scales=None, max_examples: int = 400
         ``"scored"``: number of (candidate, scale) pairs tried.
     """
     X, Y = check_data(X, Y, boolean=False)
+    max_examples = check_positive_int("max_examples", max_examples)
     cands = as_float_array("candidates", candidates)
-    scales = np.geomspace(0.5, 8.0, 9) if scales is None else np.asarray(scales, dtype=float)
+    d = X.shape[-1]
+    if cands.ndim != 4 or cands.shape[-2:] != (d, d) or 0 in cands.shape:
+        raise ValueError(f"candidates must have shape (k, m, {d}, {d}): k tuples of m heads' Theta; "
+                         f"received shape {cands.shape}")
+    if scales is None:
+        scales = np.geomspace(0.5, 8.0, 9)
+    else:
+        scales = as_float_array("scales", scales).ravel()
+        if scales.size == 0 or (scales <= 0).any():
+            raise ValueError(f"scales must be a non-empty list of positive factors; received {scales}")
     Xs, Ys = X[:max_examples], Y[:max_examples]
     best, best_res = None, np.inf
     for T in cands:
@@ -250,6 +268,11 @@ def refine_in_span(X, Y, heads: Heads, span: Span, *, max_examples: int = 400) -
     from scipy.optimize import least_squares
 
     X, Y = check_data(X, Y, boolean=False)
+    heads = as_heads(heads, X.shape[-1])
+    max_examples = check_positive_int("max_examples", max_examples)
+    if not isinstance(span, Span):
+        raise TypeError(f"span must be a Span (from random_span, face_span or spectral_span); "
+                        f"received {type(span).__name__}")
     B = span.basis.reshape(len(span.basis), -1)  # (k, d^2)
     m, d = heads.m, heads.d
     Xs, Ys = X[:max_examples], Y[:max_examples]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_positive_float, check_positive_int, check_rng
+from .._validation import check_axis_values, check_int_array, check_positive_float, check_positive_int, check_rng
 from ..attention import attention
 from ..heads import Heads
 from ..inputs import boolean_inputs
@@ -208,8 +208,16 @@ def sweep(scales, sizes, *, seeds: int = 3, m: int = 2, d: int = 4, n: int = 3, 
     -------
     SweepResult
     """
-    rng = check_rng(rng)
+    scales = check_axis_values("scales", scales)
+    if (scales <= 0).any():
+        raise ValueError(f"scales must be positive; received {scales.tolist()}")
+    sizes = check_int_array("sizes", sizes, low=1)
+    if sizes.ndim != 1 or sizes.size == 0:
+        raise ValueError(f"sizes must be a non-empty 1-D list of sample sizes; received shape {sizes.shape}")
     seeds = check_positive_int("seeds", seeds)
+    m, d, n = check_positive_int("m", m), check_positive_int("d", d), check_positive_int("n", n)
+    success = check_positive_float("success", success)
+    rng = check_rng(rng)
     shape = (len(scales), len(sizes), seeds)
     errors = {k: np.full(shape, np.nan) for k in methods}
     seconds = {k: np.full(shape, np.nan) for k in methods}

@@ -85,6 +85,8 @@ class Conditions:
         Affine weights of Theta_star; all positive means it lies inside the convex hull (c).
     separation : float
         ``min_{i != j} ||Theta_i - Theta_j|| / max_i ||Theta_i||`` (d: distinct heads).
+        With one head there is no pair: the minimum over no pairs is ``inf``, and
+        condition (d) holds vacuously (the repr says "one head").
     gram_condition : float
         Condition number of the Gram matrix of the Theta_i (d: linearly independent).
     failures : tuple of str
@@ -110,7 +112,7 @@ class Conditions:
             f"Conditions(cond(sum W)={self.sum_W_condition:.3g}, |Theta_i| in "
             f"[{self.theta_norms.min():.3g}, {self.theta_norms.max():.3g}], "
             f"|Theta*|/max|Theta_i|={self.min_norm_ratio:.3g}, min weight={self.weights.min():.3g}, "
-            f"separation={self.separation:.3g}; {status})"
+            f"separation={'n/a (one head)' if len(self.theta_norms) == 1 else f'{self.separation:.3g}'}; {status})"
         )
 
 

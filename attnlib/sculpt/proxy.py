@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._linalg import lstsq
-from .._validation import check_flag, check_positive_float, check_positive_int, check_sequences
+from .._validation import check_axis_values, check_flag, check_positive_float, check_positive_int, check_sequences
 from ._common import SculptError, check_data, check_matrix, distinct_from, gather_tokens
 from .body import Body
 from .sum_w import spanning_prefix, trimmed_sum_W
@@ -186,8 +186,11 @@ def slice_curve(X, Y, proxy, sum_W_true, quantiles) -> np.ndarray:
         curve shows the slice alone.
     """
     S_true = check_matrix("sum_W_true", sum_W_true)
+    quantiles = check_axis_values("quantiles", quantiles)
+    if (quantiles <= 0).any() or (quantiles > 1).any():
+        raise ValueError(f"quantiles must lie in (0, 1]; received {quantiles.tolist()}")
     out = []
-    for q in np.asarray(quantiles, dtype=float):
+    for q in quantiles:
         S, _ = refine_sum_W(X, Y, proxy, quantile=float(q), keep=1.0, iterations=1, atoms=False)
         out.append(np.linalg.norm(S - S_true) / np.linalg.norm(S_true))
     return np.array(out)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_float_array, check_array_dtype, check_positive_int, check_rng
+from .._validation import as_float_array, check_array_dtype, check_int_array, check_positive_int, check_rng
 from ..heads import Heads, as_heads
 
 # --- the automaton -------------------------------------------------------------
@@ -53,7 +53,10 @@ class DFA:
             raise ValueError(
                 f"delta must map into the states 0 .. {S - 1}; received values {delta.min()} .. {delta.max()}"
             )
-        if isinstance(self.start, bool) or not isinstance(self.start, numbers.Integral) or not 0 <= self.start < S:
+        if isinstance(self.start, (bool, np.bool_)) or not isinstance(self.start, numbers.Integral):
+            raise TypeError(f"start must be an integer state in 0 .. {S - 1}; received {self.start!r} "
+                            f"({type(self.start).__name__})")
+        if not 0 <= self.start < S:
             raise ValueError(f"start must be a state in 0 .. {S - 1}; received {self.start!r}")
         if self.accepting is None:
             accepting = np.zeros(S, dtype=bool)
@@ -82,7 +85,7 @@ class DFA:
 
     def run(self, word) -> np.ndarray:
         """States visited on ``word``: an int array of length ``len(word) + 1``, starting at ``start``."""
-        word = _check_words(word, self.n_symbols)
+        word = _check_words(word, self.n_symbols, name="word")
         states = np.empty(word.size + 1, dtype=np.int64)
         states[0] = self.start
         for t, a in enumerate(word):
@@ -365,7 +368,7 @@ def run_contexts(dfa: DFA, word, states=None) -> list[np.ndarray]:
     [(5, 6), (6, 6)]
     """
     dfa = _check_dfa(dfa)
-    word = _check_words(word, dfa.n_symbols)
+    word = _check_words(word, dfa.n_symbols, name="word")
     states = dfa.run(word) if states is None else _check_int_array("states", states, dfa.n_states)
     if states.shape != (word.size + 1,):
         raise ValueError(f"states must have shape ({word.size + 1},) for a word of length {word.size}; "
@@ -397,17 +400,11 @@ def _check_dfas(dfas) -> list:
 
 
 def _check_int_array(name: str, values, upper: int) -> np.ndarray:
-    arr = np.asarray(values)
-    if arr.size and not np.issubdtype(arr.dtype, np.integer):
-        raise TypeError(f"{name} must be integers; received dtype {arr.dtype}")
-    arr = arr.astype(np.int64)
-    if arr.size and (arr.min() < 0 or arr.max() >= upper):
-        raise ValueError(f"{name} must lie in 0 .. {upper - 1}; received values {arr.min()} .. {arr.max()}")
-    return arr
+    return check_int_array(name, values, low=0, upper=upper)
 
 
-def _check_words(words, n_symbols: int, *, two_d: bool = False) -> np.ndarray:
-    words = _check_int_array("words", words, n_symbols)
+def _check_words(words, n_symbols: int, *, two_d: bool = False, name: str = "words") -> np.ndarray:
+    words = _check_int_array(name, words, n_symbols)
     if two_d:
         if words.ndim == 1:
             words = words[None]

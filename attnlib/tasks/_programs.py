@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_flag, check_positive_int
+from .._validation import as_float_array, check_flag, check_nonnegative_int, check_positive_int
 from ..heads import Heads
 
 MAX_DIM = 4000  # tokens larger than this are refused before anything is allocated
@@ -125,6 +125,20 @@ def lookup(query: str, key: str, writes, *, B_Q=None) -> Op:
     >>> attention(X, heads, kind="linear")[-1][layout["out"]]
     array([1., 0.])
     """
+    for name, value in (("query", query), ("key", key)):
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be an attribute name (str); received {value!r} ({type(value).__name__})")
+    if isinstance(writes, (str, bytes)) or not hasattr(writes, "__iter__"):
+        raise TypeError(f"writes must be a sequence of (source, dest) or (source, dest, B_V); received {writes!r}")
+    writes = list(writes)
+    for w in writes:
+        if not isinstance(w, (tuple, list)) or len(w) not in (2, 3) or not all(isinstance(a, str) for a in w[:2]):
+            raise TypeError(f"writes must hold (source, dest) or (source, dest, B_V) with attribute names; "
+                            f"received {w!r}")
+    if B_Q is not None:
+        B_Q = as_float_array("B_Q", B_Q)
+        if B_Q.ndim != 2:
+            raise ValueError(f"B_Q must be a matrix; received shape {B_Q.shape}")
     return Op(query, key, tuple((w[0], w[1], w[2] if len(w) > 2 else None) for w in writes), B_Q)
 
 
@@ -147,8 +161,8 @@ def copy(offset: int, writes, n_pos: int) -> Op:
     >>> attention(X, heads, kind="linear")[-1][layout["out"]]
     array([0., 1.])
     """
-    if isinstance(offset, bool) or not isinstance(offset, numbers.Integral) or offset < 0:
-        raise ValueError(f"offset must be a non-negative integer; received {offset!r}")
+    offset = check_nonnegative_int("offset", offset)
+    n_pos = check_positive_int("n_pos", n_pos)
     shift = np.eye(n_pos, k=-int(offset))  # (query pos r) -> (key pos r - offset)
     return lookup("pos", "pos", writes, B_Q=shift)
 
@@ -177,6 +191,15 @@ def if_then(condition: str, pairs, key: str, value: str, dest: str, n_pos: int, 
     -------
     list of k+1 instructions, each a list of :class:`Op`.
     """
+    n_pos = check_positive_int("n_pos", n_pos)
+    for name, value in (("condition", condition), ("key", key), ("value", value), ("dest", dest)):
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be an attribute name (str); received {value!r} ({type(value).__name__})")
+    pairs = list(pairs)
+    for pair in pairs:
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2
+                and all(isinstance(p, (tuple, list)) and len(p) == 2 and isinstance(p[0], str) for p in pair)):
+            raise TypeError(f"pairs must hold ((a_source, a_map), (b_source, b_map)); received {pair!r}")
     k = len(pairs)
     carry = tuple(dict.fromkeys((condition, *carry)))
     program = []
@@ -201,7 +224,12 @@ def instruction(layout: Layout, ops, *, advance: bool = True) -> Heads:
     Heads of dimension ``layout.d``
     """
     advance = check_flag("advance", advance)
+    if not isinstance(layout, Layout):
+        raise TypeError(f"layout must be a Layout; received {type(layout).__name__}")
     ops = list(ops)
+    for op in ops:
+        if not isinstance(op, Op):
+            raise TypeError(f"ops must hold Op objects (from lookup or copy); received {type(op).__name__}")
     if advance:
         writes = [("pos", "pos", np.eye(layout.size("pos"), k=1))]
         if "one" in layout:
@@ -228,7 +256,11 @@ def round_token(y, layout: Layout) -> np.ndarray:
     >>> round_token([0.1, 0.9, 0.2, 0.3, 0.1], layout)
     array([0., 1., 0., 0., 0.])
     """
-    y = np.asarray(y, dtype=float)
+    if not isinstance(layout, Layout):
+        raise TypeError(f"layout must be a Layout; received {type(layout).__name__}")
+    y = as_float_array("y", y)
+    if y.shape != (layout.d,):
+        raise ValueError(f"y must be one token of shape ({layout.d},) for this layout; received shape {y.shape}")
     out = np.zeros(layout.d)
     for name in layout.names:
         block = y[layout[name]]
@@ -252,7 +284,13 @@ def run_program(X, program, layout: Layout) -> tuple[np.ndarray, float]:
         The largest change rounding made; 0 up to floating point when the
         heads are exact.
     """
-    X = np.asarray(X, dtype=float)
+    if not isinstance(layout, Layout):
+        raise TypeError(f"layout must be a Layout; received {type(layout).__name__}")
+    X = as_float_array("X", X)
+    program = list(program)
+    for heads in program:
+        if not isinstance(heads, Heads):
+            raise TypeError(f"program must be a sequence of Heads (from instruction); received {type(heads).__name__}")
     if X.ndim != 2 or X.shape[1] != layout.d:
         raise ValueError(f"X must have shape (n, {layout.d}); received {X.shape}")
     if X.shape[0] + len(program) > layout.size("pos"):

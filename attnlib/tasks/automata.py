@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_positive_int, check_rng
+from .._validation import check_positive_float, check_positive_int, check_rng
 from ..heads import Heads
 from ._dfa import (
     DFA,
@@ -336,6 +336,10 @@ def evaluate(heads: Heads, dfas, words, *, certificate=None, tol: float = 1e-6) 
     >>> evaluate(lookup_heads(3, 2), dfas, random_words(4, 50, 2, rng=0)).accuracy
     1.0
     """
+    if heads is None:
+        raise TypeError("heads must be a Heads layer of dimension S*A + S (e.g. learn_step(data).heads); "
+                        "received None")
+    tol = check_positive_float("tol", tol)
     dfas = _check_dfas(dfas)
     run = execute(dfas, words, heads)
     words = _check_words(words, dfas[0].n_symbols, two_d=True)

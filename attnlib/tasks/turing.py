@@ -248,7 +248,8 @@ def compile_step(tm: TuringMachine, layout: Layout, t: int) -> list[tuple[str, H
     """
     P, A, L = layout.size("pos"), tm.n_symbols, layout.size("cell")
     steps = [name for name in layout.names if name.startswith("s0_")]
-    if not 0 <= t < len(steps):
+    t = check_nonnegative_int("t", t)
+    if not t < len(steps):
         raise ValueError(f"the layout has rows for steps 0 .. {len(steps) - 1}; received t={t}")
     program: list[tuple[str, list[Op]]] = []
     program.append(("READ", [

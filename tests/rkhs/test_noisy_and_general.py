@@ -99,7 +99,7 @@ def test_polynomial_certificate_is_invariant_under_invertible_feature_maps():
 def test_polynomial_certificate_rejects_bad_features():
     with pytest.raises(ValueError, match=r"shape \(N, psi\); received shape \(3,\)"):
         polynomial_certificate(np.ones(3))
-    with pytest.raises(ValueError, match="NaN or infinite"):
+    with pytest.raises(ValueError, match=r"H must be finite; received nan"):
         polynomial_certificate(np.array([[1.0, np.nan]]))
 
 

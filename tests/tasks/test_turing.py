@@ -125,7 +125,7 @@ def test_errors():
         tu.Layout([("a", 1), ("a", 2)])
     with pytest.raises(KeyError, match="no block 'zz'"):
         tu.Layout([("a", 1)])["zz"]
-    with pytest.raises(ValueError, match="offset must be a non-negative integer"):
+    with pytest.raises(ValueError, match="offset must be an integer >= 0; received -1"):
         tu.copy(-1, [], 4)
     with pytest.raises(TypeError, match="tm must be a TuringMachine"):
         tu.run({}, [0], 0, 1)
