@@ -9,6 +9,8 @@ its checks and its tests are:
 * ``tasks`` -- a DFA step and a Turing-machine run (chapter 6)
 * ``sculpt`` -- slices of the body, recovery, the phase report, comparisons (chapters 7-9)
 * ``lower_bounds`` -- Fourier spectra, low-degree regression, gradient runs (chapters 10-11)
+* ``diagrams`` -- explanatory schematics, one or more per part: a head, the cubic lift, a DFA
+  lookup, halfspaces of the body, the phases of Part III, the two roads (chapters 1, 3, 6, 8, 9, 11)
 
 A chapter imports its views one way, ``from attnlib.viz import rkhs as viz``.
 Every function draws one static figure from arrays, ``Heads`` or a result object
@@ -23,7 +25,7 @@ from __future__ import annotations
 from .._deprecated import moved_names
 from ._style import COLORS, STYLE  # noqa: F401  (the book's palette and rc settings)
 
-_SUBMODULES = ("attention", "training", "rkhs", "tasks", "sculpt", "lower_bounds")
+_SUBMODULES = ("attention", "training", "rkhs", "tasks", "sculpt", "lower_bounds", "diagrams")
 
 #: names that lived in the single module ``attnlib.viz`` before it became a package
 _MOVED = {

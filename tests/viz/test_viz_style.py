@@ -11,7 +11,7 @@ import inspect
 import pytest
 
 VIEWS = ["attnlib.viz.attention", "attnlib.viz.training", "attnlib.viz.rkhs", "attnlib.viz.tasks",
-         "attnlib.viz.sculpt", "attnlib.viz.lower_bounds"]
+         "attnlib.viz.sculpt", "attnlib.viz.lower_bounds", "attnlib.viz.diagrams"]
 
 
 def figure_functions():

@@ -1,0 +1,242 @@
+"""Tests for attnlib.viz.diagrams: every diagram is legible and draws the numbers it claims.
+
+Legibility is checked on the drawn figure: no two pieces of text overlap, every text lies on the
+figure and none is smaller than 9 pt. The numbers are checked against computations written here,
+independently of the library code that drew them.
+"""
+
+import itertools
+import math
+import re
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from attnlib import Heads, attention, boolean_inputs, gaussian_inputs, random_heads
+from attnlib.rkhs import cubic_features, parameter_map
+from attnlib.sculpt import body_slice, planted_instance, sculpt_body
+from attnlib.tasks.automata import DFA, random_dfa
+from attnlib.viz import diagrams
+
+
+def _texts(fig):
+    """Every visible, non-empty text of the figure with its box in pixels (drawn first)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+
+    canvas = FigureCanvasAgg(fig)  # a closed figure has no canvas of its own
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    found = []
+    for t in fig.findobj(Text):
+        if t.get_visible() and t.get_text().strip() and t.figure is not None:
+            found.append((t, Text.get_window_extent(t, renderer)))  # an annotation's text, not its arrow
+    return found
+
+
+def _overlaps(fig, tol=0.5):
+    """Pairs of texts whose boxes overlap by more than ``tol`` pixels each way."""
+    found = _texts(fig)
+    bad = []
+    for (t1, b1), (t2, b2) in itertools.combinations(found, 2):
+        dx = min(b1.x1, b2.x1) - max(b1.x0, b2.x0)
+        dy = min(b1.y1, b2.y1) - max(b1.y0, b2.y0)
+        if dx > tol and dy > tol:
+            bad.append((t1.get_text(), t2.get_text()))
+    return bad
+
+
+def _outside(fig):
+    width, height = fig.bbox.width, fig.bbox.height
+    return [t.get_text() for t, b in _texts(fig) if b.x0 < -0.5 or b.y0 < -0.5 or b.x1 > width + 0.5
+            or b.y1 > height + 0.5]
+
+
+def _strings(fig):
+    return [t.get_text() for t, _ in _texts(fig)]
+
+
+@pytest.fixture(scope="module")
+def sculpted():
+    rng = np.random.default_rng(8)
+    heads = planted_instance(2, 4, rng=rng)
+    X = boolean_inputs(3000, 3, 4, rng=rng)
+    return sculpt_body(X, attention(X, heads), heads.W.sum(0), delta=0.02), heads
+
+
+def _head_example():
+    rng = np.random.default_rng(1)
+    X = boolean_inputs(1, 4, 4, rng=rng)[0]
+    return X, random_heads(1, 4, scale=1.5, rng=rng)
+
+
+def _all_diagrams(sculpted):
+    X, heads = _head_example()
+    body, planted = sculpted
+    return {
+        "head": diagrams.plot_head(X, heads),
+        "lift2": diagrams.plot_cubic_lift(2),
+        "lift3": diagrams.plot_cubic_lift(3),
+        "dfa": diagrams.plot_dfa_lookup(random_dfa(3, 2, rng=6), 1, 0),
+        "dfa4": diagrams.plot_dfa_lookup(DFA([[1, 0], [3, 2], [0, 0], [2, 1]]), 3, 1),
+        "halfspaces": diagrams.plot_halfspaces(body, planted),
+        "phases": diagrams.plot_phase_flow(),
+        "roads": diagrams.plot_two_roads(),
+    }
+
+
+def test_no_text_overlaps_and_everything_is_on_the_figure_and_legible(sculpted):
+    for name, fig in _all_diagrams(sculpted).items():
+        assert not _overlaps(fig), f"{name}: overlapping texts {_overlaps(fig)}"
+        assert not _outside(fig), f"{name}: texts off the figure {_outside(fig)}"
+        sizes = [t.get_fontsize() for t, _ in _texts(fig)]
+        assert min(sizes) >= 9, f"{name}: text at {min(sizes)} pt"
+        assert fig.get_figwidth() <= 7.6, f"{name} is {fig.get_figwidth()} in wide; the column is about 7.5 in"
+
+
+def test_the_overlap_check_can_fail():
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(2, 1))
+    fig.text(0.1, 0.5, "one label")
+    fig.text(0.15, 0.5, "another label")
+    fig.text(0.9, 0.5, "off the edge")
+    assert _overlaps(fig) == [("one label", "another label")]
+    assert _outside(fig) == ["off the edge"]
+    plt.close(fig)
+
+
+def _fmt(v, digits):
+    text = f"{v:.0f}" if abs(v) >= 10 else f"{v:.{digits}f}"
+    return text[1:] if text in ("-0", "-0.0", "-0.00") else text
+
+
+def test_head_shows_the_logits_weights_and_output_of_a_naive_head():
+    X, heads = _head_example()
+    fig = diagrams.plot_head(X, heads, query=2)
+    Theta, W = heads.Theta[0], heads.W[0]
+    S = np.array([[X[a] @ Theta @ X[b] for b in range(4)] for a in range(4)])
+    E = np.exp(S - S.max(axis=1, keepdims=True))
+    A = E / E.sum(axis=1, keepdims=True)
+    F = A @ X @ W
+    shown = Counter(_strings(fig))
+    for M, digits in ((S, 1), (A, 2), (F, 1), (X @ W, 1), (X @ Theta, 1)):
+        need = Counter(_fmt(v, digits) for v in M.ravel())
+        missing = need - shown
+        assert not missing, f"numbers not drawn: {dict(missing)}"
+    assert any("a=3" in s for s in _strings(fig))  # 0-based query 2 is token a = 3
+
+
+_ROW = re.compile(r"^\$\((\d)(\d),(\d)\)\$$")
+_PAIR = re.compile(r"\\Theta_\{i,(\d)(\d)\}W_\{i,(\d)a\}")
+
+
+@pytest.mark.parametrize("d", [2, 3])
+def test_cubic_lift_rows_are_the_features_and_coefficients_of_the_library(d):
+    fig = diagrams.plot_cubic_lift(d)
+    texts = _texts(fig)
+    rows = sorted(((b.y0, t.get_text()) for t, b in texts if _ROW.match(t.get_text())), reverse=True)
+    coefs = sorted(((b.y0, t.get_text()) for t, b in texts if "W_{i," in t.get_text()), reverse=True)
+    psi = d * d * (d + 1) // 2
+    assert len(rows) == len(coefs) == psi
+    rng = np.random.default_rng(0)
+    X = gaussian_inputs(3, 5, d, rng=rng)
+    layer = random_heads(2, d, rng=rng)
+    Phi, P = cubic_features(X), parameter_map(layer)
+    for r, ((_, label), (_, coef)) in enumerate(zip(rows, coefs, strict=True)):
+        j, k, l = (int(c) - 1 for c in _ROW.match(label).groups())
+        G = np.einsum("Nbj,Nbk->Njk", X, X)
+        np.testing.assert_allclose(G[:, j, k] * X[:, -1, l], Phi[:, r], rtol=1e-12)
+        for a in range(d):
+            value = sum(layer.Theta[i, int(p) - 1, int(q) - 1] * layer.W[i, int(s) - 1, a]
+                        for p, q, s in _PAIR.findall(coef) for i in range(layer.m))
+            np.testing.assert_allclose(value, P[r, a], rtol=1e-12, atol=1e-12)
+
+
+def test_dfa_lookup_scores_match_the_keys_and_the_output_is_the_transition():
+    dfa = DFA([[1, 0], [3, 2], [0, 0], [2, 1]])
+    fig = diagrams.plot_dfa_lookup(dfa, 3, 1)
+    texts = _texts(fig)
+    # the score column: the texts right of the grid that are a bare 0 or 1, top to bottom
+    right = max(b.x0 for t, b in texts if t.get_text() == "1" and b.y0 > 0)
+    scores = [t.get_text() for t, b in sorted(texts, key=lambda tb: -tb[1].y0)
+              if t.get_text() in ("0", "1") and abs(b.x0 - right) < 2]
+    expected = [str(int((s, a) == (3, 1))) for s in range(4) for a in range(2)] + ["1"]  # the query matches itself
+    assert scores == expected
+    assert any("state 1" in s for s in _strings(fig))          # delta(3, 1) = 1
+    assert any("(3,1)" in s for s in _strings(fig))
+
+
+def test_halfspace_lines_pass_where_the_body_says(sculpted):
+    body, heads = sculpted
+    fig = diagrams.plot_halfspaces(body, heads)
+    ax = fig.axes[1]
+    # the plane, computed here: the min-norm point of the segment Theta_1 Theta_2, then Gram-Schmidt
+    T1, T2 = heads.Theta[0], heads.Theta[1]
+    lam = np.clip(np.sum(T2 * (T2 - T1)) / np.sum((T1 - T2) ** 2), 0, 1)
+    star = lam * T1 + (1 - lam) * T2
+    B1 = star / np.linalg.norm(star)
+    other = T1 - star - np.sum((T1 - star) * B1) * B1
+    B2 = other / np.linalg.norm(other)
+    lines = [line for line in ax.get_lines() if (line.get_gid() or "").startswith("halfspace-")]
+    assert lines, "no halfspace drawn"
+    pts = np.array([[np.sum(T * B1), np.sum(T * B2)] for T in (T1, T2)])
+    half = 1.5 * np.abs(pts).max()
+    poly = body_slice(body, np.zeros((4, 4)), np.stack([B1, B2]), box=half)
+    for line in lines:
+        k = int(line.get_gid().split("-")[1])
+        u, v = np.sum(B1 * body.Z[k]), np.sum(B2 * body.Z[k])
+        xy = np.column_stack([line.get_xdata(), line.get_ydata()])
+        np.testing.assert_allclose(xy @ [u, v], body.gamma, rtol=1e-9)       # the line <Theta, Z_k> = gamma
+        on = np.abs(poly @ [u, v] - body.gamma) < 1e-7 * np.hypot(u, v)
+        assert on.sum() >= 2, f"halfspace {k} carries no edge of the slice"
+        assert (pts @ [u, v] >= body.gamma - 1e-9).all()                     # the heads are inside
+    assert ax.get_title().startswith(f"a slice: {len(lines)} of the {body.n_constraints}")
+
+
+def test_phase_flow_names_real_functions_and_says_it_is_a_reconstruction():
+    import attnlib.sculpt
+
+    fig = diagrams.plot_phase_flow()
+    strings = _strings(fig)
+    calls = [t.get_text() for t, _ in _texts(fig) if t.get_fontfamily()[0] == "monospace"]
+    names = {name.strip() for text in calls if "(" not in text for name in text.split(",")}
+    assert {"estimate_sum_W", "sculpt_body", "min_norm_proxy", "face_span", "fit_W", "polish"} <= names
+    missing = [name for name in names if not hasattr(attnlib.sculpt, name)]
+    assert not missing, f"not in attnlib.sculpt: {missing}"
+    assert any("reconstruction" in s and "not the paper" in s for s in strings)
+    for k in range(1, 6):
+        assert any(s.startswith(f"phase {k} (ch.") for s in strings)
+
+
+def test_two_roads_monomial_counts_are_binomial_sums():
+    fig = diagrams.plot_two_roads(d=8, heads=(2, 3))
+    texts = {t.get_gid(): t.get_text() for t, _ in _texts(fig) if t.get_gid()}
+    for gid, D in (("linear-2", 3), ("linear-3", 3), ("softmax-2", 3), ("softmax-3", 5)):
+        count = sum(math.comb(16, k) for k in range(D + 1))
+        mant, exp = re.match(r"\$([\d.]+)\\times10\^\{(\d+)\}\$", texts[f"monomials-{gid}"]).groups()
+        assert abs(float(mant) * 10 ** int(exp) - count) <= 0.05 * 10 ** int(exp)
+        assert texts[f"degree-{gid}"] == str(D)
+
+
+def test_bad_input_is_named():
+    X, heads = _head_example()
+    with pytest.raises(ValueError, match="one sequence of shape"):
+        diagrams.plot_head(np.stack([X, X]), heads)
+    with pytest.raises(ValueError, match="query must be a token index"):
+        diagrams.plot_head(X, heads, query=4)
+    with pytest.raises(ValueError, match="n, d <= 6"):
+        diagrams.plot_head(np.ones((7, 4)), heads)
+    with pytest.raises(ValueError, match="d = 2 or d = 3"):
+        diagrams.plot_cubic_lift(4)
+    with pytest.raises(TypeError, match="must be an attnlib.tasks.automata.DFA"):
+        diagrams.plot_dfa_lookup([[0, 1], [1, 0]])
+    with pytest.raises(ValueError, match="at most 8 table tokens"):
+        diagrams.plot_dfa_lookup(random_dfa(3, 3, rng=0))
+    with pytest.raises(ValueError, match=r"\(state, symbol\) must be in"):
+        diagrams.plot_dfa_lookup(DFA([[0, 1], [1, 0]]), 2, 0)
+    with pytest.raises(TypeError, match="must be an attnlib.sculpt.Body"):
+        diagrams.plot_halfspaces("body", Heads(np.eye(2), np.eye(2)))
+    with pytest.raises(ValueError, match="1 to 5 numbers of heads"):
+        diagrams.plot_two_roads(heads=())
