@@ -43,7 +43,7 @@ def plot_attention_maps(X, heads: Heads, *, kind: str = "softmax", causal: bool 
     else:
         vmax = max(float(np.abs(A).max()), 1e-12)
         vmin, cmap = -vmax, DIVERGING
-    # a weight is written in its cell only where the cell is wide enough for 11.5 pt text
+    # a weight is written in its cell only where the cell is wide enough for 11.5 pt text (".25" is 0.25 in)
     cell_in = fig.get_figwidth() * 0.75 / ncols / n
     for ax in axes.flat[heads.m:]:
         ax.set_axis_off()
@@ -55,7 +55,7 @@ def plot_attention_maps(X, heads: Heads, *, kind: str = "softmax", causal: bool 
         ax.set_xlabel("key token b")
         if i % ncols == 0:
             ax.set_ylabel("query token a")
-        if annotate and n <= 8 and cell_in >= 0.42:
+        if annotate and n <= 8 and cell_in >= 0.32:
             for a in range(n):
                 for b in range(n):
                     value = A[i, a, b]
