@@ -108,7 +108,12 @@ def subplots(nrows=1, ncols=1, *, width=3.2, height=2.8, **kwargs):
 
 
 def legend_below(fig, ax=None, *, ncol: int = 1, **kwargs):
-    """One legend under the panels, centred; from ``ax`` (default the first axes) or all handles given."""
+    """One legend under the panels, centred, with the handles of ``ax`` (default the first axes).
+
+    The figure grows by the legend's height, so the panels keep their size.
+    """
     ax = fig.axes[0] if ax is None else ax
     handles, labels = ax.get_legend_handles_labels()
+    rows = -(-len(labels) // max(ncol, 1))
+    fig.set_figheight(fig.get_figheight() + 0.27 * rows)
     return fig.legend(handles, labels, loc="outside lower center", ncol=ncol, **kwargs)

@@ -89,7 +89,7 @@ def plot_regression_errors(degrees: dict, test_mse: dict, *, exact: dict | None 
         Solid markers: sampled fits; dotted lines: the exact population values;
         a tick on top marks D = 2s + 1 for each s.
     """
-    fig, axes = subplots(1, 1, width=6.4, height=3.8, constrained_layout=True)
+    fig, axes = subplots(1, 1, width=6.4, height=3.4, constrained_layout=True)
     ax = axes[0, 0]
     for j, s in enumerate(sorted(test_mse)):
         color = COLORS[j % len(COLORS)]
@@ -124,7 +124,7 @@ def plot_gd_runs(runs: dict, *, title: str | None = None):
         Solid: test loss / (2/d); dashed: training loss / (2/d). The grey line at
         1 is what every polynomial of degree <= 2s achieves at best.
     """
-    fig, axes = subplots(1, 1, width=6.4, height=3.8, constrained_layout=True)
+    fig, axes = subplots(1, 1, width=6.4, height=3.4, constrained_layout=True)
     ax = axes[0, 0]
     for j, (label, run) in enumerate(runs.items()):
         if not isinstance(run, GDRun):

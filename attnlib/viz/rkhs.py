@@ -47,7 +47,7 @@ def plot_head_spectrum(layers: dict, *, title: str | None = None):
         below ``d^2 * eps`` (the dashed line) are zero: the rest count the heads
         that :func:`attnlib.rkhs.heads_from_coef` returns.
     """
-    fig, axes = subplots(1, 1, width=6.4, height=3.6, constrained_layout=True)
+    fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     floor = 1e-17
     d = None
@@ -92,7 +92,8 @@ def plot_heads_vs_regression(panels: dict, *, ylabel: str = "validation MSE"):
     """
     ncols = min(2, len(panels))
     nrows = -(-len(panels) // ncols)
-    fig, axes = subplots(nrows, ncols, width=3.4, height=3.0, constrained_layout=True)
+    fig, axes = subplots(nrows, ncols, width=3.4 if ncols > 1 else 6.4, height=3.0 if ncols > 1 else 3.6,
+                         constrained_layout=True)
     for ax in axes.flat[len(panels):]:
         ax.set_axis_off()
     for k, (ax, (title, (curves, regression))) in enumerate(zip(axes.flat, panels.items())):
@@ -111,9 +112,10 @@ def plot_heads_vs_regression(panels: dict, *, ylabel: str = "validation MSE"):
         ax.axhline(shown, color="black", ls=(0, (6, 3)), lw=1.5, label="regression")
         ax.set_yscale("log")
         if np.isfinite(lowest) and shown < 1e-3 * lowest:
-            ax.set_ylim(bottom=lowest / 10)
-            ax.annotate(f"regression: {regression:.0e}", xy=(0.97, 0.0), xycoords="axes fraction",
-                        xytext=(0, 26), textcoords="offset points", ha="right", va="bottom",
+            # three empty decades under the curves hold the note; the line itself is off the axis
+            ax.set_ylim(bottom=lowest / 1000)
+            ax.annotate(f"regression {regression:.0e}\n(below the axis)", xy=(0.98, 0.0), xycoords="axes fraction",
+                        xytext=(0, 14), textcoords="offset points", ha="right", va="bottom",
                         arrowprops={"arrowstyle": "->", "color": "black"})
         if k // ncols == nrows - 1 or k + ncols >= len(panels):
             ax.set_xlabel("epoch")
@@ -124,7 +126,7 @@ def plot_heads_vs_regression(panels: dict, *, ylabel: str = "validation MSE"):
     if len(panels) < axes.size:
         axes.flat[-1].legend(handles, labels, loc="center")
     else:
-        fig.legend(handles, labels, loc="outside lower center", ncol=2)
+        legend_below(fig, axes.flat[0], ncol=2)
     return fig
 
 
@@ -147,7 +149,7 @@ def plot_learning_curve(Ns, errors: dict, *, psi: int | None = None, ylabel: str
     Ns = check_axis_values("Ns", Ns)
     errors = check_series("errors", errors, length=Ns.size)
     Ns = np.asarray(Ns, dtype=float)
-    fig, axes = subplots(1, 1, width=6.4, height=3.6, constrained_layout=True)
+    fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     for j, (label, e) in enumerate(errors.items()):
         ax.plot(Ns, np.maximum(np.asarray(e, dtype=float), 1e-17), **series(j), ms=5, label=label)
@@ -178,7 +180,7 @@ def plot_spectra(certificates: dict, *, title: str | None = None):
         Eigenvalues relative to the largest, on a log axis; those the
         certificate counts as zero are drawn as crosses on the bottom line.
     """
-    fig, axes = subplots(1, 1, width=6.4, height=3.6, constrained_layout=True)
+    fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     floor = 1e-18
     for j, (label, cert) in enumerate(certificates.items()):

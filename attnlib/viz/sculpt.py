@@ -38,7 +38,7 @@ def plot_recovery(x, errors: dict, *, xlabel: str = "examples N", ylabel: str = 
     x = check_axis_values("x", x)
     errors = check_series("errors", errors, length=x.size)
     x = np.asarray(x, dtype=float)
-    fig, axes = subplots(1, 1, width=6.4, height=3.6, constrained_layout=True)
+    fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     floor = 1e-16
     for j, (label, y) in enumerate(errors.items()):
@@ -145,7 +145,7 @@ def plot_slice_threshold(quantiles, errors: dict, *, crude: float | None = None,
     matplotlib.figure.Figure
     """
     q = np.asarray(quantiles, dtype=float)
-    fig, axes = subplots(1, 1, width=6.4, height=3.6, constrained_layout=True)
+    fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     for j, (label, y) in enumerate(errors.items()):
         ax.plot(q, np.maximum(np.asarray(y, dtype=float), 1e-16), **series(j), ms=5, label=label)

@@ -26,7 +26,7 @@ def plot_loss_curves(curves: dict, *, xlabel: str = "epoch", ylabel: str = "trai
     """
     curves = check_series("curves", curves)
     logy = check_flag("logy", logy)
-    fig, axes = subplots(1, 1, width=6.4, height=3.6, constrained_layout=True)
+    fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     for j, (label, y) in enumerate(curves.items()):
         y = np.asarray(y, dtype=float)
@@ -67,7 +67,7 @@ def plot_loss_along_line(ts, losses: dict, *, xlabel: str = "position t on the l
     losses = check_series("losses", losses, length=ts.size)
     chords = check_flag("chords", chords)
     ts = np.asarray(ts, dtype=float)
-    fig, axes = subplots(1, 1, width=6.4, height=3.6, constrained_layout=True)
+    fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     for j, (label, y) in enumerate(losses.items()):
         y = np.asarray(y, dtype=float)
@@ -98,7 +98,7 @@ def plot_errorbars(x, means: dict, errors: dict | None = None, *, xlabel: str = 
     means = check_series("means", means, length=x.size)
     logx, logy = check_flag("logx", logx), check_flag("logy", logy)
     x = np.asarray(x, dtype=float)
-    fig, axes = subplots(1, 1, width=6.4, height=3.6, constrained_layout=True)
+    fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     for j, (label, y) in enumerate(means.items()):
         err = None if errors is None else errors.get(label)
