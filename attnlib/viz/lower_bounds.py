@@ -11,8 +11,8 @@ from matplotlib.ticker import LogLocator
 
 from .._validation import check_axis_values, check_series
 from ..lower_bounds import FourierSpectrum, GDRun
-from ._style import series as line_style
 from ._style import COLORS, GREYS, MARKERS, legend_below, styled, subplots
+from ._style import series as line_style
 
 #: coefficients below this are drawn on the floor of the log axis and marked as zero.
 _FLOOR = 1e-17

@@ -96,7 +96,7 @@ def plot_heads_vs_regression(panels: dict, *, ylabel: str = "validation MSE"):
                          constrained_layout=True)
     for ax in axes.flat[len(panels):]:
         ax.set_axis_off()
-    for k, (ax, (title, (curves, regression))) in enumerate(zip(axes.flat, panels.items())):
+    for k, (ax, (title, (curves, regression))) in enumerate(zip(axes.flat[: len(panels)], panels.items(), strict=True)):
         lowest = np.inf
         for j, (label, y) in enumerate(curves.items()):
             y = np.atleast_2d(np.asarray(y, dtype=float))

@@ -96,7 +96,7 @@ def plot_body_slices(bodies: list, heads: Heads, *, titles=None, proxies=None, b
     fig, axes = subplots(nrows, ncols, width=3.3, height=3.3, constrained_layout=True)
     for ax in axes.flat[len(bodies):]:
         ax.set_axis_off()
-    for k, (ax, body) in enumerate(zip(axes.flat, bodies)):
+    for k, (ax, body) in enumerate(zip(axes.flat[: len(bodies)], bodies, strict=True)):
         poly = body_slice(body, np.zeros((body.d, body.d)), B, box=half)
         if len(poly):
             ax.fill(poly[:, 0], poly[:, 1], color=COLORS[0], alpha=0.25, lw=0)
@@ -293,7 +293,7 @@ def plot_sweep(scales, sizes, success: dict, *, title: str | None = None, seeds:
                          constrained_layout=True, sharey=True)
     for ax in axes.flat[len(names):]:
         ax.set_axis_off()
-    for k, (ax, name) in enumerate(zip(axes.flat, names)):
+    for k, (ax, name) in enumerate(zip(axes.flat[: len(names)], names, strict=True)):
         S = np.asarray(success[name], dtype=float)
         im = ax.imshow(S, vmin=0, vmax=1, cmap=SEQUENTIAL, origin="lower", aspect="auto")
         for a in range(S.shape[0]):

@@ -98,7 +98,8 @@ def _sculpt():
         Y = attention(X, heads)
         bodies = [sculpt_body(X[:N], Y[:N], heads.W.sum(0)) for N in (300, 1000)]
         return v.plot_body_slices(bodies, heads, proxies=[min_norm_proxy(b) for b in bodies],
-                                  titles=[f"N = {N}: {b.n_constraints} halfspaces" for N, b in zip((300, 1000), bodies)])
+                                  titles=[f"N = {N}: {b.n_constraints} halfspaces"
+                                          for N, b in zip((300, 1000), bodies, strict=True)])
 
     diag = {"sum_W": {"crude": 0.3, "phase 3": 1e-3, "final": 1e-9},
             "geometry": {"proxy cosine": 0.98, "span alignment": 0.999, "random baseline": 0.3},

@@ -27,9 +27,9 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.text import Text
 from PIL import Image
+from test_viz_style import VIEWS
 
 from attnlib.viz._style import COLORS, DPI, MIN_PT
-from test_viz_style import VIEWS
 
 COLUMN_PX = 688  # the text column of the HTML book at a 1280 px window (scripts/measure_figures.py)
 MAPS = {"viridis", "cividis", "RdBu_r", "RdBu", "Greys", "gray", "binary"}
