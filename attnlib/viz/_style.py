@@ -3,8 +3,8 @@
 One place fixes what every figure of the book looks like:
 
 * **Size.** A figure is at most ``COLUMN_IN`` inches wide at ``DPI`` dots per inch, so its PNG
-  fits the text column of the HTML book (688 CSS px in a 1280 px wide window, wider in wider
-  ones) and is shown at its natural size, never shrunk.
+  fits the text column of the HTML book (a figure's box is 672 CSS px in a 1280 px wide window,
+  wider in wider ones) and is shown at its natural size, never shrunk.
 * **Text.** No text is smaller than ``MIN_PT`` points, which at ``DPI`` is ``MIN_PT * DPI / 72``
   = 16 px on the page: the size of the body text.
 * **Colour.** ``COLORS`` is the Okabe-Ito palette, distinguishable under the common forms of
@@ -23,9 +23,9 @@ from cycler import cycler
 
 #: dots per inch of every figure: one figure pixel is one CSS pixel of the page
 DPI = 100
-#: widest figure in inches: with the 0.1 in padding of a tight bounding box, 680 px wide at most, and the
-#: HTML text column is 688 px at a 1280 px window
-COLUMN_IN = 6.6
+#: widest figure in inches: with the 0.1 in padding of a tight bounding box, 660 px wide at most; the HTML
+#: text column is 688 px at a 1280 px window, and a figure's content box 672 px (8 px padding a side)
+COLUMN_IN = 6.4
 #: smallest font size in points; at DPI it is 16 px, the body text of the book's pages
 MIN_PT = 11.5
 

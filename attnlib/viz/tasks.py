@@ -124,7 +124,7 @@ def plot_tm_run(run):
     configs = run.configs
     tapes = np.array([c[2] for c in configs])
     X = run.X
-    fig = plt.figure(figsize=(6.6, 7.4), constrained_layout=True)
+    fig = plt.figure(figsize=(6.4, 7.4), constrained_layout=True)
     grid = fig.add_gridspec(2, 2, height_ratios=[1, 2.3], width_ratios=[1, 1])
     ax = fig.add_subplot(grid[0, 0])
     ax.imshow(tapes, cmap="Greys", vmin=0, vmax=max(1, tapes.max()) * 4, aspect="auto")

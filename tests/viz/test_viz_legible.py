@@ -2,8 +2,8 @@
 
 Each figure function is drawn once with chapter-like data (``_examples.py``) and checked for:
 
-- width: the PNG the notebook stores (tight bounding box, at the figure's dpi) fits the 688 px
-  text column of the HTML book at a 1280 px window, so it is never shrunk;
+- width: the PNG the notebook stores (tight bounding box, at the figure's dpi) fits the 672 px
+  box of a figure in the HTML book at a 1280 px window, so it is never shrunk;
 - text: every visible text is at least ``MIN_PT`` points, which at the figure's dpi is the
   16 px body text of the page;
 - colour: every line, marker, patch and text is drawn in the palette ``COLORS``, a grey, black
@@ -31,7 +31,7 @@ from test_viz_style import VIEWS
 
 from attnlib.viz._style import COLORS, DPI, MIN_PT
 
-COLUMN_PX = 688  # the text column of the HTML book at a 1280 px window (scripts/measure_figures.py)
+COLUMN_PX = 672  # a figure's box in the HTML book at a 1280 px window: the 688 px column less 8 px padding a side
 MAPS = {"viridis", "cividis", "RdBu_r", "RdBu", "Greys", "gray", "binary"}
 PALETTE = {to_rgba(c)[:3] for c in COLORS}
 EXAMPLES = examples()
