@@ -7,7 +7,7 @@ import numpy as np
 from .._validation import check_flag, check_sequences
 from ..attention import attention_weights
 from ..heads import Heads, as_heads
-from ._style import COLORS, styled, subplots
+from ._style import DIVERGING, GREYS, SEQUENTIAL, series, styled, subplots
 
 
 @styled
@@ -35,28 +35,35 @@ def plot_attention_maps(X, heads: Heads, *, kind: str = "softmax", causal: bool 
         raise ValueError(f"plot_attention_maps draws one sequence of shape (n, d); received shape {X3.shape}")
     A = attention_weights(X3[0], heads, kind=kind, causal=causal)  # (m, n, n)
     n = A.shape[-1]
-    fig, axes = subplots(1, heads.m, width=2.9, height=2.9, constrained_layout=True)
+    ncols = min(heads.m, 3)
+    nrows = -(-heads.m // ncols)
+    fig, axes = subplots(nrows, ncols, width=3.0, height=3.0, constrained_layout=True)
     if kind == "softmax":
-        vmin, vmax, cmap = 0.0, 1.0, "viridis"
+        vmin, vmax, cmap = 0.0, 1.0, SEQUENTIAL
     else:
         vmax = max(float(np.abs(A).max()), 1e-12)
-        vmin, cmap = -vmax, "RdBu_r"
-    for i, ax in enumerate(axes[0]):
+        vmin, cmap = -vmax, DIVERGING
+    # a weight is written in its cell only where the cell is wide enough for 11.5 pt text (".25" is 0.25 in)
+    cell_in = fig.get_figwidth() * 0.75 / ncols / n
+    for ax in axes.flat[heads.m:]:
+        ax.set_axis_off()
+    for i, ax in enumerate(axes.flat[: heads.m]):
         im = ax.imshow(A[i], vmin=vmin, vmax=vmax, cmap=cmap)
         ax.set_title(f"head {i + 1}")
         ax.set_xticks(range(n), [str(b + 1) for b in range(n)])
         ax.set_yticks(range(n), [str(a + 1) for a in range(n)])
         ax.set_xlabel("key token b")
-        if i == 0:
+        if i % ncols == 0:
             ax.set_ylabel("query token a")
-        if annotate and n <= 8:
+        if annotate and n <= 8 and cell_in >= 0.32:
             for a in range(n):
                 for b in range(n):
                     value = A[i, a, b]
                     light = (value - vmin) / (vmax - vmin) < 0.55 if kind == "softmax" else abs(value) > 0.6 * vmax
-                    ax.text(b, a, f"{value:.2f}", ha="center", va="center", fontsize=7,
-                            color="white" if light else "black")
-    fig.colorbar(im, ax=axes[0].tolist(), shrink=0.8, label="weight $A_i[a,b]$" if kind == "softmax" else "score")
+                    text = f"{value:.2f}".replace("0.", ".", 1) if abs(value) < 1 else f"{value:.1f}"
+                    ax.text(b, a, text, ha="center", va="center", color="white" if light else "black")
+    fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.8,
+                 label="weight $A_i[a,b]$" if kind == "softmax" else "score")
     return fig
 
 
@@ -88,14 +95,14 @@ def plot_sharpness(X, heads: Heads, *, query: int = 0, head: int = 0, scales=Non
     scales = np.geomspace(0.01, 100, 200) if scales is None else np.asarray(scales, dtype=float)
     one = heads[head]
     weights = np.array([attention_weights(X, Heads(c * one.Theta, one.W))[0, query] for c in scales])
-    fig, axes = subplots(1, 1, width=5.0, height=3.0, constrained_layout=True)
+    fig, axes = subplots(1, 1, width=6.4, height=3.6, constrained_layout=True)
     ax = axes[0, 0]
     for b in range(X.shape[0]):
-        ax.plot(scales, weights[:, b], color=COLORS[b % len(COLORS)], label=f"key {b + 1}")
+        ax.plot(scales, weights[:, b], **series(b, marker=False), label=f"key {b + 1}")
     ax.set_xscale("log")
     ax.set_xlabel(r"multiplier $c$ of $\Theta$")
     ax.set_ylabel(f"weight of query {query + 1}")
     ax.set_ylim(-0.02, 1.02)
-    ax.axhline(1.0 / X.shape[0], color="0.7", lw=0.8, ls="--")
+    ax.axhline(1.0 / X.shape[0], color=GREYS["light"], lw=1, ls="--")
     ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
     return fig

@@ -7,10 +7,12 @@ Each function draws one static figure and returns the ``matplotlib.figure.Figure
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import LogLocator
 
 from .._validation import check_axis_values, check_series
 from ..lower_bounds import FourierSpectrum, GDRun
-from ._style import COLORS, styled, subplots
+from ._style import COLORS, GREYS, MARKERS, legend_below, styled, subplots
+from ._style import series as line_style
 
 #: coefficients below this are drawn on the floor of the log axis and marked as zero.
 _FLOOR = 1e-17
@@ -40,24 +42,26 @@ def plot_fourier_spectrum(spectrum: FourierSpectrum, *, threshold: float = 1e-12
     top = spectrum.max_abs_by_degree()
     K = top.size - 1
     degrees = np.arange(K + 1)
-    fig, axes = subplots(1, 2, width=3.6, height=2.9, constrained_layout=True)
+    fig, axes = subplots(1, 2, width=3.4, height=3.4, constrained_layout=True)
     ax = axes[0, 0]
     shown = np.maximum(top, _FLOOR)
-    ax.bar(degrees, shown, bottom=_FLOOR * 0.5, color=[COLORS[0] if t > threshold else "0.75" for t in top])
+    ax.bar(degrees, shown, bottom=_FLOOR * 0.5, color=[COLORS[0] if t > threshold else GREYS["light"] for t in top])
     for k in degrees[top <= _FLOOR]:
-        ax.text(k, _FLOOR, "0", ha="center", va="bottom", fontsize=7, color="0.4")
-    ax.axhline(threshold, color=COLORS[1], ls="--", lw=1, label=f"{threshold:.0e}")
+        ax.text(k, _FLOOR, "0", ha="center", va="bottom", color=GREYS["dark"])
+    ax.axhline(threshold, color=COLORS[1], ls=(0, (6, 3)), lw=1.5, label=f"{threshold:.0e}")
     ax.set_yscale("log")
     ax.set_ylim(_FLOOR * 0.5, 10.0)
-    ax.set_xticks(degrees)
+    ticks = degrees if K <= 8 else degrees[::2]  # 11.5 pt labels of two digits need the room
+    ax.set_xticks(ticks)
     ax.set_xlabel("degree |T|")
     ax.set_ylabel(r"largest $|\hat f(T)|$")
-    ax.legend(loc="upper right", title="zero below", fontsize=8, title_fontsize=8)
+    ax.legend(loc="upper right", title="zero below")
+    ax.yaxis.set_major_locator(LogLocator(base=10.0, numticks=5))
     ax = axes[0, 1]
     tail = np.array([spectrum.truncation_error(D) for D in degrees])
-    ax.step(degrees, tail, where="mid", color=COLORS[3])
-    ax.plot(degrees, tail, "o", color=COLORS[3], ms=4)
-    ax.set_xticks(degrees)
+    ax.step(degrees, tail, where="mid", color=COLORS[2])
+    ax.plot(degrees, tail, "o", color=COLORS[2], ms=6)
+    ax.set_xticks(ticks)
     ax.set_ylim(-0.05 * max(tail.max(), 1e-12), 1.1 * max(tail.max(), 1e-12))
     ax.set_xlabel("degree D of the best polynomial")
     ax.set_ylabel(r"$E[(f - f_{\leq D})^2]$")
@@ -86,22 +90,23 @@ def plot_regression_errors(degrees: dict, test_mse: dict, *, exact: dict | None 
         Solid markers: sampled fits; dotted lines: the exact population values;
         a tick on top marks D = 2s + 1 for each s.
     """
-    fig, axes = subplots(1, 1, width=5.2, height=3.2, constrained_layout=True)
+    fig, axes = subplots(1, 1, width=6.4, height=3.4, constrained_layout=True)
     ax = axes[0, 0]
     for j, s in enumerate(sorted(test_mse)):
         color = COLORS[j % len(COLORS)]
         D = np.asarray(degrees[s], dtype=float)
-        ax.plot(D, np.asarray(test_mse[s], dtype=float), "o-", color=color, ms=4, label=f"s = {s} (m = {s + 1})")
+        ax.plot(D, np.asarray(test_mse[s], dtype=float), "-", marker=MARKERS[j % len(MARKERS)], color=color, ms=6,
+                label=f"s = {s} (m = {s + 1})")
         if exact is not None and s in exact:
-            ax.plot(D, np.asarray(exact[s], dtype=float), ":", color=color, lw=1.5)
-        ax.axvline(2 * s + 1, color=color, lw=0.8, ls="-", alpha=0.4)
+            ax.plot(D, np.asarray(exact[s], dtype=float), ":", color=color, lw=2)
+        ax.axvline(2 * s + 1, color=color, lw=1, ls="-", alpha=0.4)
     if trivial is not None:
-        ax.axhline(trivial, color="0.5", ls="--", lw=1, label="linear term only")
+        ax.axhline(trivial, color=GREYS["mid"], ls=(0, (6, 3)), lw=1.2, label="linear term only")
     ax.set_xlabel("degree D of the polynomial")
     ax.set_ylabel("test MSE")
     if title:
         ax.set_title(title)
-    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
+    legend_below(fig, ax, ncol=2)
     return fig
 
 
@@ -120,22 +125,25 @@ def plot_gd_runs(runs: dict, *, title: str | None = None):
         Solid: test loss / (2/d); dashed: training loss / (2/d). The grey line at
         1 is what every polynomial of degree <= 2s achieves at best.
     """
-    fig, axes = subplots(1, 1, width=5.2, height=3.2, constrained_layout=True)
+    fig, axes = subplots(1, 1, width=6.4, height=3.4, constrained_layout=True)
     ax = axes[0, 0]
     for j, (label, run) in enumerate(runs.items()):
         if not isinstance(run, GDRun):
             raise TypeError(f"runs[{label!r}] must be a GDRun; received {type(run).__name__}")
         color = COLORS[j % len(COLORS)]
         epochs = np.arange(run.loss.size)
-        ax.plot(epochs, run.relative_test_loss, color=color, label=f"{label}: test")
-        ax.plot(epochs, run.loss / run.trivial, color=color, ls="--", lw=1, label=f"{label}: train")
-    ax.axhline(1.0, color="0.5", lw=1, ls=":")
+        every = max(1, run.loss.size // 6)
+        ax.plot(epochs, run.relative_test_loss, color=color, marker=MARKERS[j % len(MARKERS)], markevery=every,
+                label=f"{label}: test")
+        ax.plot(epochs, run.loss / run.trivial, color=color, ls="--", lw=1.2, marker=MARKERS[j % len(MARKERS)],
+                mfc="white", markevery=every, label=f"{label}: train")
+    ax.axhline(1.0, color=GREYS["mid"], lw=1.2, ls=":")
     ax.set_yscale("log")
     ax.set_xlabel("epoch")
     ax.set_ylabel("loss / (2/d)")
     if title:
         ax.set_title(title)
-    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8)
+    legend_below(fig, ax, ncol=2)
     return fig
 
 
@@ -156,10 +164,10 @@ def plot_weight_growth(s_values, series: dict, *, ylabel: str = "size of the wei
     s_values = check_axis_values("s_values", s_values)
     series = check_series("series", series, length=s_values.size)
     s_values = np.asarray(s_values, dtype=float)
-    fig, axes = subplots(1, 1, width=5.0, height=3.0, constrained_layout=True)
+    fig, axes = subplots(1, 1, width=6.0, height=3.6, constrained_layout=True)
     ax = axes[0, 0]
     for j, (label, y) in enumerate(series.items()):
-        ax.plot(s_values, np.asarray(y, dtype=float), "o-", color=COLORS[j % len(COLORS)], ms=4, label=label)
+        ax.plot(s_values, np.asarray(y, dtype=float), **line_style(j), ms=6, label=label)
     ax.set_yscale("log")
     ax.set_xticks(s_values)
     ax.set_xlabel("s (m = s + 1 heads)")

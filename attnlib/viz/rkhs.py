@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from .._validation import check_array_dtype, check_axis_values, check_series
 from ..rkhs.coefficients import as_coef, coefficient_matrix
-from ._style import COLORS, styled, subplots
+from ._style import COLORS, GREYS, MARKERS, legend_below, series, styled, subplots
 
 __all__ = [
     "plot_bound_check",
@@ -26,7 +27,8 @@ __all__ = [
 
 
 def _legend(ax):
-    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
+    """The axes' legend under the figure, one entry per row (labels here are long)."""
+    legend_below(ax.figure, ax)
 
 
 @styled
@@ -45,7 +47,7 @@ def plot_head_spectrum(layers: dict, *, title: str | None = None):
         below ``d^2 * eps`` (the dashed line) are zero: the rest count the heads
         that :func:`attnlib.rkhs.heads_from_coef` returns.
     """
-    fig, axes = subplots(1, 1, width=5.2, height=3.2, constrained_layout=True)
+    fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     floor = 1e-17
     d = None
@@ -55,10 +57,9 @@ def plot_head_spectrum(layers: dict, *, title: str | None = None):
         s = np.linalg.svd(M, compute_uv=False)
         rel = np.maximum(s / s[0], floor)
         heads = int(np.sum(rel > d * d * np.finfo(float).eps))
-        ax.plot(np.arange(1, rel.size + 1), rel, "o-", ms=3, color=COLORS[j % len(COLORS)],
-                label=f"{label}: {heads} heads")
+        ax.plot(np.arange(1, rel.size + 1), rel, **series(j), ms=5, label=f"{label}: {heads} heads")
     if d is not None:
-        ax.axhline(d * d * np.finfo(float).eps, color="0.6", ls="--", lw=1)
+        ax.axhline(d * d * np.finfo(float).eps, color=GREYS["mid"], ls=(0, (6, 3)), lw=1)
     ax.set_yscale("log")
     ax.set_ylim(floor / 3, 3)
     ax.set_xlabel("index of the singular value")
@@ -83,25 +84,49 @@ def plot_heads_vs_regression(panels: dict, *, ylabel: str = "validation MSE"):
     Returns
     -------
     matplotlib.figure.Figure
-        Log-scale loss by epoch: the median over seeds, with the range over
-        seeds shaded; the regression is a dashed horizontal line (it needs no
-        epochs).
+        Log-scale loss by epoch, two panels per row: the median over seeds, with
+        the range over seeds shaded; the regression is a dashed horizontal line
+        (it needs no epochs). A regression loss more than a thousand times below
+        every curve would squash them against the top of the panel: the axis then
+        stops at the curves, and an arrow at the bottom gives the regression's value.
     """
-    fig, axes = subplots(1, len(panels), width=4.0, height=3.2, constrained_layout=True)
-    for ax, (title, (curves, regression)) in zip(axes[0], panels.items(), strict=True):
+    ncols = min(2, len(panels))
+    nrows = -(-len(panels) // ncols)
+    fig, axes = subplots(nrows, ncols, width=3.4 if ncols > 1 else 6.4, height=3.0 if ncols > 1 else 3.6,
+                         constrained_layout=True)
+    for ax in axes.flat[len(panels):]:
+        ax.set_axis_off()
+    for k, (ax, (title, (curves, regression))) in enumerate(zip(axes.flat[: len(panels)], panels.items(), strict=True)):
+        lowest = np.inf
         for j, (label, y) in enumerate(curves.items()):
             y = np.atleast_2d(np.asarray(y, dtype=float))
             epochs = np.arange(y.shape[1])
             color = COLORS[j % len(COLORS)]
-            ax.plot(epochs, np.median(y, axis=0), color=color, label=label)
+            ax.plot(epochs, np.median(y, axis=0), **series(j), markevery=max(1, y.shape[1] // 6), label=label)
             if y.shape[0] > 1:
                 ax.fill_between(epochs, y.min(axis=0), y.max(axis=0), color=color, alpha=0.2, lw=0)
-        ax.axhline(max(regression, 1e-32), color="black", ls="--", lw=1.2, label="regression")
+            positive = y[y > 0]
+            if positive.size:
+                lowest = min(lowest, float(positive.min()))
+        shown = max(regression, 1e-32)
+        ax.axhline(shown, color="black", ls=(0, (6, 3)), lw=1.5, label="regression")
         ax.set_yscale("log")
-        ax.set_xlabel("epoch")
+        if np.isfinite(lowest) and shown < 1e-3 * lowest:
+            # three empty decades under the curves hold the note; the line itself is off the axis
+            ax.set_ylim(bottom=lowest / 1000)
+            ax.annotate(f"regression {regression:.0e}\n(below the axis)", xy=(0.98, 0.0), xycoords="axes fraction",
+                        xytext=(0, 14), textcoords="offset points", ha="right", va="bottom",
+                        arrowprops={"arrowstyle": "->", "color": "black"})
+        if k // ncols == nrows - 1 or k + ncols >= len(panels):
+            ax.set_xlabel("epoch")
+        if k % ncols == 0:
+            ax.set_ylabel(ylabel)
         ax.set_title(title)
-    axes[0, 0].set_ylabel(ylabel)
-    _legend(axes[0, -1])
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    if len(panels) < axes.size:
+        axes.flat[-1].legend(handles, labels, loc="center")
+    else:
+        legend_below(fig, axes.flat[0], ncol=2)
     return fig
 
 
@@ -124,14 +149,13 @@ def plot_learning_curve(Ns, errors: dict, *, psi: int | None = None, ylabel: str
     Ns = check_axis_values("Ns", Ns)
     errors = check_series("errors", errors, length=Ns.size)
     Ns = np.asarray(Ns, dtype=float)
-    fig, axes = subplots(1, 1, width=5.2, height=3.2, constrained_layout=True)
+    fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     for j, (label, e) in enumerate(errors.items()):
-        ax.plot(Ns, np.maximum(np.asarray(e, dtype=float), 1e-17), "o-", ms=3, color=COLORS[j % len(COLORS)],
-                label=label)
+        ax.plot(Ns, np.maximum(np.asarray(e, dtype=float), 1e-17), **series(j), ms=5, label=label)
     if psi is not None:
-        ax.axvline(psi, color="0.5", ls=":", lw=1)
-        ax.text(psi, 1.0, r" $N=\psi$", transform=ax.get_xaxis_transform(), va="top", fontsize=8, color="0.4")
+        ax.axvline(psi, color=GREYS["mid"], ls=":", lw=1.2)
+        ax.text(psi, 1.0, r" $N=\psi$", transform=ax.get_xaxis_transform(), va="top", color=GREYS["dark"])
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("training examples N")
@@ -156,19 +180,21 @@ def plot_spectra(certificates: dict, *, title: str | None = None):
         Eigenvalues relative to the largest, on a log axis; those the
         certificate counts as zero are drawn as crosses on the bottom line.
     """
-    fig, axes = subplots(1, 1, width=5.2, height=3.2, constrained_layout=True)
+    fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     floor = 1e-18
     for j, (label, cert) in enumerate(certificates.items()):
         w = np.sort(cert.eigenvalues)[::-1] / cert.lam_max
         idx = np.arange(1, w.size + 1)
         color = COLORS[j % len(COLORS)]
-        ax.plot(idx[: cert.rank], w[: cert.rank], "o-", ms=3, color=color,
-                label=f"{label}: rank {cert.rank} of {cert.psi}")
+        ax.plot(idx[: cert.rank], w[: cert.rank], **series(j), ms=5, label=f"{label}: rank {cert.rank} of {cert.psi}")
         if cert.rank < cert.psi:
-            ax.plot(idx[cert.rank:], np.full(cert.psi - cert.rank, floor), "x", ms=4, color=color)
+            ax.plot(idx[cert.rank:], np.full(cert.psi - cert.rank, floor), "x", ms=6, mew=1.5, color=color)
     ax.set_yscale("log")
     ax.set_ylim(floor / 5, 3)
+    ax.text(0.02, floor, "× counted as zero", transform=ax.get_yaxis_transform(), ha="left", va="center",
+            color=GREYS["dark"])
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("index")
     ax.set_ylabel(r"$\lambda_i / \lambda_{\max}$")
     if title:
@@ -178,6 +204,14 @@ def plot_spectra(certificates: dict, *, title: str | None = None):
 
 
 _SOLVER_LABELS = {"minimum norm": "exact, minimum norm", "exact": "exact, nearest the start"}
+
+
+def _axis_break(left, right):
+    """Two short slashes on the bottom spines where the axis of ``left`` stops and ``right`` starts."""
+    kw = {"marker": [(-1, -1.5), (1, 1.5)], "markersize": 10, "linestyle": "none", "color": "black",
+          "mec": "black", "mew": 1.2, "clip_on": False}
+    left.plot([1], [0], transform=left.transAxes, **kw)
+    right.plot([0], [0], transform=right.transAxes, **kw)
 
 
 @styled
@@ -195,21 +229,24 @@ def plot_identifiability(sweep, *, solvers=None, log_distance: bool = False):
     Returns
     -------
     matplotlib.figure.Figure
-        Left: ``||p(Theta) - p(Theta_hat)||_F`` against ``lambda_min`` (log2 axis).
-        Right: mean squared error on fresh Gaussian tables (log axis). Data sets
-        whose ``Lambda_D`` is singular sit on the separate column marked "0".
+        Top: ``||p(Theta) - p(Theta_hat)||_F`` against ``lambda_min`` (log2 axis).
+        Bottom: mean squared error on fresh Gaussian tables (log axis). Data sets
+        whose ``Lambda_D`` is singular have no log2 lambda_min: they sit in a
+        narrow panel of their own on the left, marked "singular", separated
+        from the log axis by an axis break.
     """
     solvers = list(sweep.distance) if solvers is None else list(solvers)
     lam = np.asarray(sweep.lam_min, dtype=float)
     zero = lam <= 0
-    positive = lam[~zero]
-    left = np.log2(positive.min()) - 1.5 if positive.size else -10.0
-    x = np.where(zero, left, np.log2(np.where(zero, 1.0, lam)))
+    x = np.log2(np.where(zero, 1.0, lam))
     order = np.argsort(x)
-    fig, axes = subplots(1, 2, width=4.0, height=3.2, constrained_layout=True)
-    panels = ((axes[0, 0], sweep.distance, r"$\|p(\Theta)-p(\hat\Theta)\|_F$", log_distance),
-              (axes[0, 1], sweep.ood, "MSE on Gaussian tables", True))
-    for ax, values, ylabel, log in panels:
+    fig = plt.figure(figsize=(6.4, 6.6), constrained_layout=True)
+    grid = fig.add_gridspec(2, 2, width_ratios=[1, 6] if zero.any() else [0.001, 6])
+    rows = ((sweep.distance, r"$\|p(\Theta)-p(\hat\Theta)\|_F$", log_distance, "distance to the truth"),
+            (sweep.ood, "MSE on Gaussian tables", True, "out-of-distribution error"))
+    for r, (values, ylabel, log, title) in enumerate(rows):
+        main = fig.add_subplot(grid[r, 1])
+        side = fig.add_subplot(grid[r, 0], sharey=main) if zero.any() else None
         for j, key in enumerate(solvers):
             y = np.asarray(values[key], dtype=float)
             if log:
@@ -217,20 +254,29 @@ def plot_identifiability(sweep, *, solvers=None, log_distance: bool = False):
             label = _SOLVER_LABELS.get(key, key)
             if key == "iterative":
                 label = f"{sweep.steps} gradient steps, from the start"
-            ax.plot(x[order], y[order], "o-", ms=4, color=COLORS[j % len(COLORS)], label=label)
+            keep = order[~zero[order]]
+            main.plot(x[keep], y[keep], **series(j), label=label)
+            if side is not None:
+                side.plot(np.zeros(int(zero.sum())), y[zero], ls="none", color=COLORS[j % len(COLORS)],
+                          marker=MARKERS[j % len(MARKERS)])
         if log:
-            ax.set_yscale("log")
+            main.set_yscale("log")
         else:
-            ax.set_ylim(bottom=0)
-        ax.set_ylabel(ylabel)
-        ax.set_xlabel(r"$\log_2 \lambda_{\min}(\Lambda_D)$")
-        if zero.any():
-            ax.axvline(left + 0.75, color="0.6", ls=":", lw=1)
-            ticks = [t for t in ax.get_xticks() if left + 1.25 < t <= x.max() + 0.5]
-            ax.set_xticks([left, *ticks], ["0", *[f"{t:g}" for t in ticks]])
-    axes[0, 0].set_title("distance to the truth")
-    axes[0, 1].set_title("out-of-distribution error")
-    _legend(axes[0, 1])
+            main.set_ylim(bottom=0)
+        main.set_xlabel(r"$\log_2 \lambda_{\min}(\Lambda_D)$")
+        main.set_title(title)
+        if side is None:
+            main.set_ylabel(ylabel)
+            continue
+        side.set_xlim(-0.5, 0.5)
+        side.set_xticks([0], ["singular"])
+        side.set_ylabel(ylabel)
+        side.spines["right"].set_visible(False)
+        main.spines["left"].set_visible(False)
+        main.tick_params(axis="y", which="both", left=False, labelleft=False)
+        _axis_break(side, main)
+    handles, labels = fig.axes[0].get_legend_handles_labels()  # the first main panel
+    fig.legend(handles, labels, loc="outside lower center")
     return fig
 
 
@@ -249,12 +295,12 @@ def plot_bound_check(actual, bound, *, xlabel: str = "bound", ylabel: str = "obs
     actual, bound = check_array_dtype("actual", actual), check_array_dtype("bound", bound)
     actual = np.asarray(actual, dtype=float)
     bound = np.asarray(bound, dtype=float)
-    fig, axes = subplots(1, 1, width=4.2, height=3.4, constrained_layout=True)
+    fig, axes = subplots(1, 1, width=5.0, height=3.8, constrained_layout=True)
     ax = axes[0, 0]
-    ax.loglog(bound, np.maximum(actual, 1e-300), "o", ms=3, color=COLORS[0], alpha=0.7)
+    ax.loglog(bound, np.maximum(actual, 1e-300), "o", ms=5, color=COLORS[0], alpha=0.7)
     lo = min(bound.min(), actual[actual > 0].min() if np.any(actual > 0) else bound.min())
     hi = max(bound.max(), actual.max())
-    ax.plot([lo, hi], [lo, hi], color="0.4", ls="--", lw=1, label="observed = bound")
+    ax.plot([lo, hi], [lo, hi], color=GREYS["dark"], ls=(0, (6, 3)), lw=1.2, label="observed = bound")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title:
@@ -285,12 +331,12 @@ def plot_noise_bound(levels, observed, bound, *, xlabel: str = "noise standard d
     levels = np.asarray(levels, dtype=float)
     observed = np.asarray(observed, dtype=float).reshape(levels.size, -1)
     bound = np.asarray(bound, dtype=float).reshape(levels.size, -1)
-    fig, axes = subplots(1, 1, width=4.6, height=3.4, constrained_layout=True)
+    fig, axes = subplots(1, 1, width=5.4, height=3.8, constrained_layout=True)
     ax = axes[0, 0]
     for r in range(observed.shape[1]):
-        ax.loglog(levels, np.maximum(observed[:, r], 1e-300), "o", ms=3, color=COLORS[0], alpha=0.7,
+        ax.loglog(levels, np.maximum(observed[:, r], 1e-300), "o", ms=5, color=COLORS[0], alpha=0.7,
                   label="observed" if r == 0 else None)
-        ax.loglog(levels, bound[:, r], "s--", ms=3, lw=1, color=COLORS[1], alpha=0.7,
+        ax.loglog(levels, bound[:, r], "s--", ms=5, lw=1.2, color=COLORS[1], alpha=0.7,
                   label="bound" if r == 0 else None)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(r"$\|p(\Theta)-p(\Theta^\star)\|_F^2$" if ylabel is None else ylabel)

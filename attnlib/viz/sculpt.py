@@ -9,12 +9,13 @@ the book's style (the same as :mod:`attnlib.viz`). The explorers in
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.patches import Patch
 
 from .._validation import check_axis_values, check_series
 from ..heads import Heads
 from ..sculpt import body_slice
 from ..sculpt.instances import min_norm_point
-from ._style import COLORS, styled, subplots
+from ._style import COLORS, GREYS, MARKERS, SEQUENTIAL, legend_below, series, styled, subplots
 
 
 @styled
@@ -37,20 +38,20 @@ def plot_recovery(x, errors: dict, *, xlabel: str = "examples N", ylabel: str = 
     x = check_axis_values("x", x)
     errors = check_series("errors", errors, length=x.size)
     x = np.asarray(x, dtype=float)
-    fig, axes = subplots(1, 1, width=5.2, height=3.2, constrained_layout=True)
+    fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     floor = 1e-16
     for j, (label, y) in enumerate(errors.items()):
         y = np.maximum(np.asarray(y, dtype=float), floor)
-        ax.plot(x, y, marker="o", ms=4, color=COLORS[j % len(COLORS)], label=label)
+        ax.plot(x, y, **series(j), ms=5, label=label)
     if threshold is not None:
-        ax.axvline(threshold, color="0.5", ls="--", lw=1, label=threshold_label or None)
+        ax.axvline(threshold, color=GREYS["mid"], ls=(0, (6, 3)), lw=1.2, label=threshold_label or None)
     ax.set_yscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
-    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
+    legend_below(fig, ax)
     return fig
 
 
@@ -90,29 +91,39 @@ def plot_body_slices(bodies: list, heads: Heads, *, titles=None, proxies=None, b
     B = _plane(heads)
     pts = np.einsum("ipq,jpq->ij", heads.Theta[:2], B)  # heads in plane coordinates
     half = box if box is not None else 1.4 * float(np.abs(pts).max())
-    fig, axes = subplots(1, len(bodies), width=3.1, height=3.1, constrained_layout=True)
-    for k, (ax, body) in enumerate(zip(axes[0], bodies, strict=True)):
+    ncols = min(2, len(bodies))
+    nrows = -(-len(bodies) // ncols)
+    fig, axes = subplots(nrows, ncols, width=3.3, height=3.3, constrained_layout=True)
+    for ax in axes.flat[len(bodies):]:
+        ax.set_axis_off()
+    for k, (ax, body) in enumerate(zip(axes.flat[: len(bodies)], bodies, strict=True)):
         poly = body_slice(body, np.zeros((body.d, body.d)), B, box=half)
         if len(poly):
             ax.fill(poly[:, 0], poly[:, 1], color=COLORS[0], alpha=0.25, lw=0)
             ax.plot(*np.vstack([poly, poly[:1]]).T, color=COLORS[0], lw=1)
         for p in pts:
-            ax.plot([0, p[0] * 10], [0, p[1] * 10], color="0.6", lw=0.8)
-        ax.plot([pts[0, 0], pts[1, 0]], [pts[0, 1], pts[1, 1]], color="0.6", lw=0.8)
-        ax.plot(pts[:, 0], pts[:, 1], "o", color=COLORS[1], ms=6, label=r"heads $\Theta_1,\Theta_2$")
+            ax.plot([0, p[0] * 10], [0, p[1] * 10], color=GREYS["mid"], lw=1, ls=":")
+        ax.plot([pts[0, 0], pts[1, 0]], [pts[0, 1], pts[1, 1]], color=GREYS["mid"], lw=1, ls=":")
+        ax.plot(pts[:, 0], pts[:, 1], "o", color=COLORS[1], ms=8, label=r"heads $\Theta_1,\Theta_2$")
         if proxies is not None:
             q = np.einsum("pq,jpq->j", proxies[k], B)
-            ax.plot(q[0], q[1], "*", color=COLORS[2], ms=11, label="min-norm proxy")
+            ax.plot(q[0], q[1], "*", color=COLORS[3], mec="black", mew=0.6, ms=15, label="min-norm proxy")
         ax.set_xlim(-half, half)
         ax.set_ylim(-half, half)
         ax.set_aspect("equal")
-        ax.axhline(0, color="0.85", lw=0.6)
-        ax.axvline(0, color="0.85", lw=0.6)
-        ax.set_title(titles[k] if titles else repr(body), fontsize=9)
+        ax.axhline(0, color=GREYS["faint"], lw=0.6)
+        ax.axvline(0, color=GREYS["faint"], lw=0.6)
+        ax.set_title(titles[k] if titles else repr(body))
         ax.set_xlabel(r"along $\Theta^\star$")
-        if k == 0:
+        if k % ncols == 0:
             ax.set_ylabel(r"along $\Theta_1-\Theta^\star$")
-    axes[0, -1].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    handles.insert(0, Patch(facecolor=COLORS[0], alpha=0.25, edgecolor=COLORS[0]))
+    labels.insert(0, "slice of the body")
+    if len(bodies) < axes.size:
+        axes.flat[-1].legend(handles, labels, loc="center")
+    else:
+        fig.legend(handles, labels, loc="outside lower center", ncol=3)
     return fig
 
 
@@ -134,26 +145,25 @@ def plot_slice_threshold(quantiles, errors: dict, *, crude: float | None = None,
     matplotlib.figure.Figure
     """
     q = np.asarray(quantiles, dtype=float)
-    fig, axes = subplots(1, 1, width=5.2, height=3.2, constrained_layout=True)
+    fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     for j, (label, y) in enumerate(errors.items()):
-        ax.plot(q, np.maximum(np.asarray(y, dtype=float), 1e-16), marker="o", ms=4,
-                color=COLORS[j % len(COLORS)], label=label)
+        ax.plot(q, np.maximum(np.asarray(y, dtype=float), 1e-16), **series(j), ms=5, label=label)
     if crude is not None:
-        ax.axhline(crude, color=COLORS[len(errors) % len(COLORS)], ls="--", lw=1, label="crude mean $X^TY$")
+        ax.axhline(crude, color=COLORS[len(errors) % len(COLORS)], ls=(0, (6, 3)), lw=1.5, label="crude mean $X^TY$")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("slice size (fraction of rows, largest proxy margin first)")
     ax.set_ylabel(r"relative error of $\sum_i W_i$")
     if title:
         ax.set_title(title)
-    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
+    legend_below(fig, ax, ncol=min(3, len(errors) + (crude is not None)))
     return fig
 
 
 @styled
 def plot_phase_report(diagnostics: dict, *, title: str | None = None):
-    """Per-phase diagnostics of one run of :func:`attnlib.sculpt.learn`, in four panels.
+    """Per-phase diagnostics of one run of :func:`attnlib.sculpt.learn`, in four panels (two by two).
 
     Parameters
     ----------
@@ -166,29 +176,48 @@ def plot_phase_report(diagnostics: dict, *, title: str | None = None):
     Returns
     -------
     matplotlib.figure.Figure
+        One horizontal bar per entry, named on the left and its value written at
+        the end of the bar; all bars in one colour (the panels differ by their
+        titles and axes, not by colour).
     """
-    fig, axes = subplots(1, 4, width=2.9, height=3.0, constrained_layout=True)
+    fig, axes = subplots(2, 2, width=3.4, height=2.6, constrained_layout=True)
     panels = [
-        ("sum_W", r"error of $\sum_i W_i$", True),
-        ("geometry", "cosine / alignment", False),
-        ("errors", "relative test error", True),
-        ("seconds", "seconds", False),
+        ("sum_W", r"error of $\sum_i W_i$", True, "{:.0e}"),
+        ("geometry", "cosine / alignment", False, "{:.2f}"),
+        ("errors", "relative test error", True, "{:.0e}"),
+        ("seconds", "seconds", False, "{:.2g}"),
     ]
-    for ax, (key, label, logy) in zip(axes[0], panels, strict=True):
+    for ax, (key, label, logx, fmt) in zip(axes.flat, panels, strict=True):
         items = diagnostics.get(key, {})
         names = list(items)
         values = np.array([items[k] for k in names], dtype=float)
-        shown = np.maximum(values, 1e-16) if logy else values
-        ax.bar(range(len(names)), shown, color=[COLORS[j % len(COLORS)] for j in range(len(names))])
-        ax.set_xticks(range(len(names)), names, rotation=40, ha="right", fontsize=8)
+        shown = np.maximum(values, 1e-16) if logx else values
+        left = 1e-17 if logx else 0
+        ax.barh(range(len(names)), shown - left, left=left, color=COLORS[0], height=0.6)
+        ax.set_yticks(range(len(names)), names)
+        ax.set_ylim(len(names) - 0.5, -0.5)
         ax.set_title(label)
-        if logy:
-            ax.set_yscale("log")
+        for row, (v, w) in enumerate(zip(values, shown, strict=True)):
+            ax.text(w, row, " " + fmt.format(v), va="center", ha="left")
+        if logx:
+            ax.set_xscale("log")
+            top = float(shown.max()) if shown.size else 1.0
+            ax.set_xlim(1e-17, top * 1e6)
+            ax.xaxis.set_major_locator(_log_ticks())
         elif key == "geometry":
-            ax.set_ylim(0, 1.05)
+            ax.set_xlim(0, 1.35)
+            ax.set_xticks([0, 0.5, 1])
+        else:
+            ax.set_xlim(0, 1.45 * float(shown.max()) if shown.size and shown.max() > 0 else 1.0)
     if title:
         fig.suptitle(title)
     return fig
+
+
+def _log_ticks():
+    from matplotlib.ticker import LogLocator
+
+    return LogLocator(base=10.0, numticks=4)
 
 
 @styled
@@ -206,30 +235,35 @@ def plot_method_comparison(errors: dict, seconds: dict, *, success: float = 1e-3
     Returns
     -------
     matplotlib.figure.Figure
+        One row per method (named on the left), one point per seed, jittered
+        vertically; left: the error (log axis), right: the seconds (log axis).
     """
     names = list(errors)
-    fig, axes = subplots(1, 2, width=4.2, height=3.2, constrained_layout=True)
-    rng = np.random.default_rng(0)  # horizontal jitter only
+    fig, axes = subplots(1, 2, width=3.4, height=max(2.6, 0.55 * len(names) + 1.3), constrained_layout=True,
+                         sharey=True, gridspec_kw={"width_ratios": [1.2, 1.0]})
+    rng = np.random.default_rng(0)  # vertical jitter only
     for j, name in enumerate(names):
         e = np.maximum(np.asarray(errors[name], dtype=float), 1e-16)
         s = np.asarray(seconds[name], dtype=float)
         jitter = rng.uniform(-0.15, 0.15, size=len(e))
-        axes[0, 0].plot(j + jitter, e, "o", ms=4, color=COLORS[j % len(COLORS)])
-        axes[0, 1].plot(j + jitter, s, "o", ms=4, color=COLORS[j % len(COLORS)])
-    axes[0, 0].axhline(success, color="0.5", ls="--", lw=1)
-    axes[0, 0].set_yscale("log")
-    axes[0, 0].set_ylabel("relative test error")
-    axes[0, 1].set_yscale("log")
-    axes[0, 1].set_ylabel("seconds")
-    for ax in axes[0]:
-        ax.set_xticks(range(len(names)), names, rotation=35, ha="right", fontsize=8)
+        style = {"ls": "none", "marker": MARKERS[j % len(MARKERS)], "color": COLORS[j % len(COLORS)], "ms": 6}
+        axes[0, 0].plot(e, j + jitter, **style)
+        axes[0, 1].plot(s, j + jitter, **style)
+    axes[0, 0].axvline(success, color=GREYS["mid"], ls=(0, (6, 3)), lw=1.2)
+    axes[0, 0].set_xscale("log")
+    axes[0, 0].set_xlabel("relative test error")
+    axes[0, 0].xaxis.set_major_locator(_log_ticks())
+    axes[0, 1].set_xscale("log")
+    axes[0, 1].set_xlabel("seconds")
+    axes[0, 0].set_yticks(range(len(names)), names)
+    axes[0, 0].set_ylim(len(names) - 0.5, -0.5)
     if title:
         fig.suptitle(title)
     return fig
 
 
 @styled
-def plot_sweep(scales, sizes, success: dict, *, title: str | None = None):
+def plot_sweep(scales, sizes, success: dict, *, title: str | None = None, seeds: int | None = None):
     """Success rate of each method over a grid of attention sharpness and sample size.
 
     Parameters
@@ -240,28 +274,39 @@ def plot_sweep(scales, sizes, success: dict, *, title: str | None = None):
         Numbers of examples N.
     success : dict of str -> ndarray of shape (A, B)
         Fraction of seeds that succeeded, per method.
+    seeds : int, optional
+        Seeds per cell: the cells then read "k/seeds" instead of a rate.
 
     Returns
     -------
     matplotlib.figure.Figure
-        One heat map per method; the number in each cell is the success rate.
+        One heat map per method (three per row), on the perceptually uniform
+        viridis scale from 0 (dark) to 1 (light); the number in each cell is the
+        success rate.
     """
     scales, sizes = check_axis_values("scales", scales), check_axis_values("sizes", sizes)
     scales, sizes = np.asarray(scales), np.asarray(sizes)
     names = list(success)
-    fig, axes = subplots(1, len(names), width=2.6, height=2.7, constrained_layout=True)
-    for ax, name in zip(axes[0], names, strict=True):
+    ncols = min(3, len(names))
+    nrows = -(-len(names) // ncols)
+    fig, axes = subplots(nrows, ncols, width=2.1, height=max(2.8, 0.45 * len(scales) + 1.6),
+                         constrained_layout=True, sharey=True)
+    for ax in axes.flat[len(names):]:
+        ax.set_axis_off()
+    for k, (ax, name) in enumerate(zip(axes.flat[: len(names)], names, strict=True)):
         S = np.asarray(success[name], dtype=float)
-        im = ax.imshow(S, vmin=0, vmax=1, cmap="RdYlGn", origin="lower", aspect="auto")
+        im = ax.imshow(S, vmin=0, vmax=1, cmap=SEQUENTIAL, origin="lower", aspect="auto")
         for a in range(S.shape[0]):
             for b in range(S.shape[1]):
-                ax.text(b, a, f"{S[a, b]:.1f}", ha="center", va="center", fontsize=7)
-        ax.set_xticks(range(len(sizes)), [str(int(s)) for s in sizes], fontsize=8)
-        ax.set_yticks(range(len(scales)), [f"{s:g}" for s in scales], fontsize=8)
+                text = f"{round(S[a, b] * seeds):d}/{seeds}" if seeds else f"{S[a, b]:.1f}"
+                ax.text(b, a, text, ha="center", va="center", color="black" if S[a, b] > 0.5 else "white")
+        ax.set_xticks(range(len(sizes)), [str(int(s)) for s in sizes])
+        ax.set_yticks(range(len(scales)), [f"{s:g}" for s in scales])
         ax.set_xlabel("examples N")
-        ax.set_title(name, fontsize=9)
-    axes[0, 0].set_ylabel(r"sharpness $\|\Theta_i\|_F$")
-    fig.colorbar(im, ax=axes[0].tolist(), shrink=0.8, label="success rate")
+        ax.set_title(name)
+        if k % ncols == 0:
+            ax.set_ylabel(r"sharpness $\|\Theta_i\|_F$")
+    fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.8, label="success rate")
     if title:
         fig.suptitle(title)
     return fig

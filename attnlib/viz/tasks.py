@@ -6,14 +6,16 @@ Like :mod:`attnlib.viz`, every function draws one static figure and returns it;
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.patches import Rectangle
+from matplotlib.colors import ListedColormap
+from matplotlib.patches import Patch, Rectangle
 
 from .._validation import check_array_dtype, check_nonnegative_int
 from ..heads import Heads, as_heads
 from ..tasks import automata as am
 from ..tasks import turing as tu
-from ._style import COLORS, styled, subplots
+from ._style import COLORS, GREYS, styled, subplots
 
 
 @styled
@@ -34,7 +36,7 @@ def plot_dfa_step(dfa, word, t: int = 0, heads: Heads | None = None):
     matplotlib.figure.Figure
         Left: the context (rows are tokens: the table, then the queries so
         far; the key block left of the dashed line, the value block right of
-        it). Middle: for one head, its logit ``x_t Theta x_b`` on every token
+        it; the current query outlined). Middle: for one head, its logit ``x_t Theta x_b`` on every token
         b; for several heads, token b's contribution
         ``sum_i (x_t Theta_i x_b) (x_b W_i)`` to the decoded state's
         coordinate. Right: the value block of the output, the decoded state
@@ -64,35 +66,37 @@ def plot_dfa_step(dfa, word, t: int = 0, heads: Heads | None = None):
         bars, label = (scores * values).sum(axis=0), f"contribution to state {decoded}"
     truth = int(dfa.run(word[: t + 1])[-1])
 
-    fig, axes = subplots(1, 3, width=3.0, height=max(2.6, 0.24 * n + 1.0), constrained_layout=True,
-                          gridspec_kw={"width_ratios": [1.6, 1.0, 0.9]})
+    fig, axes = subplots(1, 3, width=2.3, height=max(3.0, 0.3 * n + 1.4), constrained_layout=True,
+                          gridspec_kw={"width_ratios": [1.7, 0.9, 0.8]})
     ax = axes[0, 0]
     ax.imshow(X, cmap="Greys", vmin=0, vmax=1.4, aspect="auto")
-    ax.axvline(SA - 0.5, color=COLORS[1], ls="--", lw=1)
+    ax.axvline(SA - 0.5, color=COLORS[1], ls="--", lw=1.5)
     rows = [f"({s},{a})→{dfa.delta[s, a]}" for s in range(S) for a in range(A)]
-    rows += [f"query {k}: ({states[k]},{word[k]})" for k in range(t + 1)]
-    ax.set_yticks(range(n), rows, fontsize=7)
-    ax.set_xticks(range(X.shape[1]), [f"{s},{a}" for s in range(S) for a in range(A)] + [str(s) for s in range(S)],
-                  fontsize=7)
-    ax.add_patch(Rectangle((-0.5, n - 1.5), X.shape[1], 1, fill=False, ec=COLORS[0], lw=2))
-    ax.set_title(f"context at step {t}: key (s,a) | value s'")
+    rows += [f"q{k}: ({states[k]},{word[k]})" for k in range(t + 1)]
+    ax.set_yticks(range(n), rows)
+    ax.set_xticks(range(X.shape[1]), [f"{s}{a}" for s in range(S) for a in range(A)] + [str(s) for s in range(S)])
+    ax.tick_params(axis="x", labelrotation=90)
+    ax.add_patch(Rectangle((-0.5, n - 1.5), X.shape[1], 1, fill=False, ec=COLORS[0], lw=2.5))
+    ax.set_title(f"context at step {t}")
+    ax.set_xlabel("key sa | value s'")
 
     ax = axes[0, 1]
-    colors = [COLORS[0] if abs(v) > 0.5 else "0.6" for v in bars]
-    ax.barh(range(n), bars, color=colors)
+    strong = np.abs(bars) > 0.5
+    ax.barh(range(n), bars, color=[COLORS[0] if big else GREYS["light"] for big in strong],
+            hatch=["" if big else "//" for big in strong], edgecolor="white")
     ax.set_ylim(n - 0.5, -0.5)
     ax.set_yticks(range(n), [""] * n)
-    ax.axvline(0, color="0.3", lw=0.8)
+    ax.axvline(0, color=GREYS["dark"], lw=0.8)
     ax.set_xlabel(label)
-    ax.set_title("per token" if heads.m > 1 else "one head")
+    ax.set_title("per token" if heads.m > 1 else "score")
 
     ax = axes[0, 2]
     value = y[SA:]
-    ax.bar(range(S), value, color=[COLORS[0] if s == decoded else "0.75" for s in range(S)])
-    ax.plot([truth], [max(value.max(), 1.0) * 1.08], "v", color=COLORS[1], ms=7)
+    ax.bar(range(S), value, color=[COLORS[0] if s == decoded else GREYS["light"] for s in range(S)])
+    ax.plot([truth], [max(value.max(), 1.0) * 1.08], "v", color=COLORS[1], ms=9)
     ax.set_xticks(range(S), [str(s) for s in range(S)])
-    ax.set_xlabel("next state s' (▼ the true one)")
-    ax.set_title(f"output: decoded {decoded}")
+    ax.set_xlabel("next state s'\n(▼ the true one)")
+    ax.set_title(f"output: {decoded}")
     return fig
 
 
@@ -107,46 +111,52 @@ def plot_tm_run(run):
     Returns
     -------
     matplotlib.figure.Figure
-        Left: space-time diagram (rows are steps, columns cells, shade the
-        letter, the head's cell outlined and labelled with the state). Right:
-        the non-zero entries of the context, one row per token, coloured by
-        the instruction that wrote it; the columns of each step's If-Then
-        dummies sit in blocks of their own, which is why the width grows with
-        the number of steps.
+        Top: space-time diagram (rows are steps, columns cells, shade the
+        letter, the head's cell outlined and labelled with the state), and the
+        legend. Bottom: the non-zero entries of the context as filled cells, one
+        row per token, coloured by the instruction that wrote it (grey: the
+        starting context), the tokens of each step between thin lines; the
+        columns of each step's If-Then dummies sit in blocks of their own, which
+        is why the width grows with the number of steps.
     """
     if not isinstance(run, tu.TMRun):
         raise TypeError(f"run must be a TMRun; received {type(run).__name__}")
     configs = run.configs
     tapes = np.array([c[2] for c in configs])
-    fig, axes = subplots(1, 2, width=3.6, height=3.6, constrained_layout=True,
-                          gridspec_kw={"width_ratios": [0.8, 1.6]})
-    ax = axes[0, 0]
-    ax.imshow(tapes, cmap="Blues", vmin=0, vmax=max(1, tapes.max()) * 2.5, aspect="auto")
+    X = run.X
+    fig = plt.figure(figsize=(6.4, 7.4), constrained_layout=True)
+    grid = fig.add_gridspec(2, 2, height_ratios=[1, 2.3], width_ratios=[1, 1])
+    ax = fig.add_subplot(grid[0, 0])
+    ax.imshow(tapes, cmap="Greys", vmin=0, vmax=max(1, tapes.max()) * 4, aspect="auto")
     for step, (state, head, tape) in enumerate(configs):
-        ax.add_patch(Rectangle((head - 0.5, step - 0.5), 1, 1, fill=False, ec=COLORS[1], lw=2))
-        ax.text(head, step, f"q{state}", ha="center", va="center", fontsize=8, color=COLORS[1])
+        ax.add_patch(Rectangle((head - 0.5, step - 0.5), 1, 1, fill=False, ec=COLORS[1], lw=2.5))
+        ax.text(head, step, f"q{state}", ha="center", va="center", color=COLORS[1], fontweight="bold")
         for cell, letter in enumerate(tape):
             if cell != head:
-                ax.text(cell, step, str(letter), ha="center", va="center", fontsize=7, color="0.2")
+                ax.text(cell, step, str(letter), ha="center", va="center", color=GREYS["dark"])
+    ax.set_xticks(range(tapes.shape[1]))
+    ax.set_yticks(range(len(configs)))
     ax.set_xlabel("tape cell")
     ax.set_ylabel("step")
     ax.set_title("the machine")
 
-    ax = axes[0, 1]
-    X = run.X
+    ax = fig.add_subplot(grid[1, :])
     n0 = X.shape[0] - len(run.names)
-    kinds = ["context"] + sorted(set(n.split()[0] for n in run.names), key=lambda k: run.names.index(
-        next(m for m in run.names if m.split()[0] == k)))
-    row_kind = ["context"] * n0 + [n.split()[0] for n in run.names]
-    for j, kind in enumerate(kinds):
-        rows, cols = np.nonzero(np.abs(X[[i for i, k in enumerate(row_kind) if k == kind]]) > 0.5)
-        index = np.array([i for i, k in enumerate(row_kind) if k == kind])
-        ax.plot(cols, index[rows], "s", ms=1.6, color="0.6" if kind == "context" else COLORS[(j - 1) % len(COLORS)],
-                label=kind)
-    ax.set_ylim(X.shape[0] - 0.5, -0.5)
-    ax.set_xlim(-0.5, X.shape[1] - 0.5)
+    kinds = ["context"] + list(dict.fromkeys(name.split()[0] for name in run.names))
+    row_kind = np.array([0] * n0 + [kinds.index(name.split()[0]) for name in run.names])
+    palette = [GREYS["mid"]] + [COLORS[j % len(COLORS)] for j in range(len(kinds) - 1)]
+    # each non-zero entry is a filled cell coloured by the instruction that wrote its row; zero is white
+    image = np.where(np.abs(X) > 0.5, row_kind[:, None] + 1, 0)
+    ax.imshow(image, cmap=ListedColormap(["white", *palette]), vmin=-0.5, vmax=len(kinds) + 0.5,
+              aspect="auto", interpolation="nearest")
+    per_step = max(len(run.names) // max(len(configs) - 1, 1), 1)  # instructions per machine step
+    starts = [0] + list(range(n0, X.shape[0], per_step))
+    ax.set_yticks(starts, ["start"] + [f"step {k + 1}" for k in range(len(starts) - 1)])
+    for row in starts[1:]:
+        ax.axhline(row - 0.5, color=GREYS["faint"], lw=0.8)
     ax.set_xlabel(f"coordinate (d = {X.shape[1]})")
-    ax.set_ylabel("token")
     ax.set_title("the context the program wrote")
-    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=7, markerscale=3)
+    legend = fig.add_subplot(grid[0, 1])
+    legend.set_axis_off()
+    legend.legend([Patch(color=c) for c in palette], kinds, loc="center left", title="row written by")
     return fig

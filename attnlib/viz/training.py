@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_axis_values, check_flag, check_series
-from ._style import COLORS, styled, subplots
+from ._style import COLORS, legend_below, series, styled, subplots
 
 
 @styled
@@ -26,12 +26,12 @@ def plot_loss_curves(curves: dict, *, xlabel: str = "epoch", ylabel: str = "trai
     """
     curves = check_series("curves", curves)
     logy = check_flag("logy", logy)
-    fig, axes = subplots(1, 1, width=6.0, height=3.2, constrained_layout=True)
+    fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     for j, (label, y) in enumerate(curves.items()):
         y = np.asarray(y, dtype=float)
         color = COLORS[j % len(COLORS)]
-        ax.plot(np.arange(len(y)), y, color=color, label=label)
+        ax.plot(np.arange(len(y)), y, **series(j), markevery=max(1, len(y) // 8), label=label)
         if bands and label in bands:
             lo, hi = (np.asarray(b, dtype=float) for b in bands[label])
             ax.fill_between(np.arange(len(y)), lo, hi, color=color, alpha=0.2, lw=0)
@@ -41,7 +41,7 @@ def plot_loss_curves(curves: dict, *, xlabel: str = "epoch", ylabel: str = "trai
     ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
-    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
+    legend_below(fig, ax, ncol=2 if len(curves) > 1 else 1)
     return fig
 
 
@@ -67,21 +67,21 @@ def plot_loss_along_line(ts, losses: dict, *, xlabel: str = "position t on the l
     losses = check_series("losses", losses, length=ts.size)
     chords = check_flag("chords", chords)
     ts = np.asarray(ts, dtype=float)
-    fig, axes = subplots(1, 1, width=5.2, height=3.2, constrained_layout=True)
+    fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     for j, (label, y) in enumerate(losses.items()):
         y = np.asarray(y, dtype=float)
         color = COLORS[j % len(COLORS)]
-        ax.plot(ts, y, color=color, label=label)
+        ax.plot(ts, y, **series(j, marker=False), label=label)
         if chords:
             i0, i1 = int(np.argmin(np.abs(ts))), int(np.argmin(np.abs(ts - 1)))
-            ax.plot([ts[i0], ts[i1]], [y[i0], y[i1]], color=color, ls=":", lw=1)
-            ax.plot([ts[i0], ts[i1]], [y[i0], y[i1]], "o", color=color, ms=4)
+            ax.plot([ts[i0], ts[i1]], [y[i0], y[i1]], color=color, ls=":", lw=1.2)
+            ax.plot([ts[i0], ts[i1]], [y[i0], y[i1]], ls="none", marker=series(j)["marker"], color=color, ms=6)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
-    ax.legend(loc="upper center", fontsize=8)
+    legend_below(fig, ax, ncol=min(2, len(losses)))
     return fig
 
 
@@ -98,13 +98,13 @@ def plot_errorbars(x, means: dict, errors: dict | None = None, *, xlabel: str = 
     means = check_series("means", means, length=x.size)
     logx, logy = check_flag("logx", logx), check_flag("logy", logy)
     x = np.asarray(x, dtype=float)
-    fig, axes = subplots(1, 1, width=5.2, height=3.2, constrained_layout=True)
+    fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     for j, (label, y) in enumerate(means.items()):
         err = None if errors is None else errors.get(label)
-        ax.errorbar(x, y, yerr=err, color=COLORS[j % len(COLORS)], marker="o", ms=4, capsize=3, label=label)
+        ax.errorbar(x, y, yerr=err, **series(j), capsize=3, label=label)
     for j, (label, value) in enumerate((reference or {}).items()):
-        ax.axhline(value, color=COLORS[(j + len(means)) % len(COLORS)], ls="--", lw=1, label=label)
+        ax.axhline(value, color=COLORS[(j + len(means)) % len(COLORS)], ls=(0, (6, 3)), lw=1.5, label=label)
     if logx:
         ax.set_xscale("log")
     if logy:
@@ -113,5 +113,5 @@ def plot_errorbars(x, means: dict, errors: dict | None = None, *, xlabel: str = 
     ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
-    ax.legend(loc="best", fontsize=8)
+    legend_below(fig, ax, ncol=1 if len(means) + len(reference or {}) > 2 else 2)
     return fig

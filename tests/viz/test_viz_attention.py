@@ -47,7 +47,7 @@ def test_loss_curves_and_errorbars():
     fig = viz_training.plot_loss_curves({"a": [1.0, 0.1, 0.01], "b": [2.0, 1.0, 0.5]},
                                         bands={"a": ([0.5] * 3, [2.0] * 3)})
     ax = fig.axes[0]
-    assert ax.get_yscale() == "log" and [t.get_text() for t in ax.get_legend().get_texts()] == ["a", "b"]
+    assert ax.get_yscale() == "log" and [t.get_text() for t in fig.legends[0].get_texts()] == ["a", "b"]
     np.testing.assert_array_equal(ax.get_lines()[1].get_ydata(), [2.0, 1.0, 0.5])
     fig = viz_training.plot_errorbars([1, 10], {"m": [1.0, 2.0]}, {"m": [0.1, 0.2]}, reference={"r": 1.5}, logx=True)
     assert fig.axes[0].get_xscale() == "log"

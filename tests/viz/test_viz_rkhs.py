@@ -15,7 +15,7 @@ def test_head_spectrum_plots_relative_singular_values_and_counts_heads():
     s = np.linalg.svd(coefficient_matrix(parameter_map(heads)), compute_uv=False)
     np.testing.assert_allclose(ax.get_lines()[0].get_ydata(), np.maximum(s / s[0], 1e-17))
     count = int(np.sum(s / s[0] > 9 * np.finfo(float).eps))
-    assert ax.get_legend().get_texts()[0].get_text() == f"layer: {count} heads"
+    assert fig.legends[0].get_texts()[0].get_text() == f"layer: {count} heads"
 
 
 def test_heads_vs_regression_draws_one_panel_per_setting():
@@ -48,13 +48,24 @@ def test_spectra_split_nonzero_and_zero_eigenvalues():
     np.testing.assert_allclose(lines[0].get_ydata(), np.sort(gauss.eigenvalues)[::-1] / gauss.lam_max)
 
 
-def test_identifiability_puts_singular_data_on_the_zero_column():
-    sweep = Sweep(np.array([0.9, 1.0]), np.array([2.0**-6, 0.0]), np.array([40, 36]),
-                  {"exact": np.array([1e-14, 0.5])}, {"exact": np.array([1e-28, 0.1])}, 100)
+def test_identifiability_puts_singular_data_in_a_panel_of_their_own():
+    sweep = Sweep(np.array([0.9, 1.0, 0.8]), np.array([2.0**-6, 0.0, 2.0**-3]), np.array([40, 36, 40]),
+                  {"exact": np.array([1e-14, 0.5, 1e-15])}, {"exact": np.array([1e-28, 0.1, 1e-29])}, 100)
     fig = viz_rkhs.plot_identifiability(sweep)
-    left, right = fig.axes[:2]
-    line = left.get_lines()[0]
-    np.testing.assert_allclose(line.get_xdata(), [-7.5, -6.0])
-    np.testing.assert_allclose(line.get_ydata(), [0.5, 1e-14])
-    assert left.get_xticklabels()[0].get_text() == "0"
-    np.testing.assert_allclose(right.get_lines()[0].get_ydata(), [0.1, 1e-28])
+    main, side, main_ood, side_ood = fig.axes[:4]
+    line = main.get_lines()[0]
+    np.testing.assert_allclose(line.get_xdata(), [-6.0, -3.0])  # log2 lambda_min, singular data left out
+    np.testing.assert_allclose(line.get_ydata(), [1e-14, 1e-15])
+    np.testing.assert_allclose(side.get_lines()[0].get_ydata(), [0.5])
+    assert [t.get_text() for t in side.get_xticklabels()] == ["singular"]
+    assert "0" not in [t.get_text() for t in main.get_xticklabels()]  # no fake "0" on a log axis
+    np.testing.assert_allclose(main_ood.get_lines()[0].get_ydata(), [1e-28, 1e-29])
+    np.testing.assert_allclose(side_ood.get_lines()[0].get_ydata(), [0.1])
+    assert main_ood.get_yscale() == "log"
+
+
+def test_identifiability_without_singular_data_has_no_side_panel():
+    sweep = Sweep(np.array([0.9]), np.array([2.0**-6]), np.array([40]), {"exact": np.array([1e-14])},
+                  {"exact": np.array([1e-28])}, 100)
+    fig = viz_rkhs.plot_identifiability(sweep)
+    assert len(fig.axes) == 2 and all(ax.get_lines() for ax in fig.axes)

@@ -45,8 +45,12 @@ def test_slice_threshold_and_sweep_and_comparison():
     fig = viz_sculpt.plot_sweep([1, 2], [10, 20], rates)
     np.testing.assert_allclose(fig.axes[0].images[0].get_array(), rates["x"])
     assert [t.get_text() for t in fig.axes[0].texts] == ["1.0", "0.5", "0.0", "1.0"]
-    fig = viz_sculpt.plot_method_comparison({"m": [1e-9, 1e-2]}, {"m": [0.1, 0.2]})
-    np.testing.assert_allclose(sorted(fig.axes[0].get_lines()[0].get_ydata()), [1e-9, 1e-2])
+    fig = viz_sculpt.plot_sweep([1, 2], [10, 20], {"x": np.array([[1.0, 2 / 3], [0.0, 1 / 3]])}, seeds=3)
+    assert [t.get_text() for t in fig.axes[0].texts] == ["3/3", "2/3", "0/3", "1/3"]
+    assert fig.axes[0].images[0].get_cmap().name == "viridis"
+    fig = viz_sculpt.plot_method_comparison({"m": [1e-9, 1e-2], "n": [1.0, 1.0]}, {"m": [0.1, 0.2], "n": [1, 2]})
+    np.testing.assert_allclose(sorted(fig.axes[0].get_lines()[0].get_xdata()), [1e-9, 1e-2])
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["m", "n"]
 
 
 def test_phase_report_has_four_panels_with_the_given_values():
@@ -54,6 +58,10 @@ def test_phase_report_has_four_panels_with_the_given_values():
             "errors": {"pre-polish": 0.3, "final": 1e-12}, "seconds": {"phase 1": 0.1}}
     fig = viz_sculpt.plot_phase_report(diag, title="t")
     assert len(fig.axes) == 4
-    heights = [p.get_height() for p in fig.axes[0].patches]
-    np.testing.assert_allclose(heights, [1.0, 1e-6])
-    assert fig.axes[1].get_ylim()[1] == pytest.approx(1.05)
+    ends = [p.get_x() + p.get_width() for p in fig.axes[0].patches]  # horizontal bars on a log axis
+    np.testing.assert_allclose(ends, [1.0, 1e-6])
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["crude", "final"]
+    assert [t.get_text().strip() for t in fig.axes[0].texts] == ["1e+00", "1e-06"]  # the value at each bar
+    assert fig.axes[1].get_xlim()[0] == 0 and fig.axes[1].patches[0].get_width() == pytest.approx(0.9)
+    # one colour for every bar: colour means nothing that differs between panels
+    assert len({p.get_facecolor() for ax in fig.axes for p in ax.patches}) == 1

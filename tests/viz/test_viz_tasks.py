@@ -24,7 +24,12 @@ def test_plot_dfa_step_draws_three_panels():
 
 def test_plot_tm_run():
     fig = viz_tasks.plot_tm_run(tu.run(tu.busy_beaver(), [0] * 5, 2, 3))
-    assert len(fig.axes) == 2 and "d = " in fig.axes[1].get_xlabel()
+    machine, context, legend = fig.axes
+    assert "d = " in context.get_xlabel() and machine.get_title() == "the machine"
+    # every non-zero entry of the context is a filled cell; the legend names the instructions
+    run = tu.run(tu.busy_beaver(), [0] * 5, 2, 3)
+    assert np.array_equal(context.images[0].get_array() > 0, np.abs(run.X) > 0.5)
+    assert [t.get_text() for t in legend.get_legend().get_texts()][:3] == ["context", "READ", "ROW"]
     plt.close("all")
 
 
