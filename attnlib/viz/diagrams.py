@@ -16,7 +16,9 @@ words, one per idea, so that each part of the book has at least one:
   lower bound bites (chapter 11)
 
 Every diagram is drawn on one axes whose data units are inches of the figure, so boxes, arrows
-and text keep their sizes and fonts stay at least 9 pt (legible at the width of the text column).
+and text keep their sizes. Like every figure of the book (:mod:`attnlib.viz._style`), a diagram
+is at most ``COLUMN_IN`` inches wide, so the page shows it unshrunk, and no text is smaller than
+``MIN_PT`` points (16 px, the body text): dense diagrams are stacked vertically rather than shrunk.
 Colours come from ``COLORS`` by index, and never carry meaning alone: every coloured element also
 has a label, a hatch or a line style.
 """
@@ -34,13 +36,14 @@ from ..lower_bounds import n_monomials
 from ..sculpt import Body, body_slice, min_norm_proxy
 from ..sculpt.instances import min_norm_point
 from ..tasks.automata import DFA, lookup_heads, query_tokens, table_tokens
-from ._style import COLORS, styled
+from ._style import COLORS, COLUMN_IN, MIN_PT, styled
 
 __all__ = ["plot_cubic_lift", "plot_dfa_lookup", "plot_halfspaces", "plot_head", "plot_phase_flow",
            "plot_two_roads"]
 
-FONT = 10  # pt: body text of a diagram
-SMALL = 9  # pt: the smallest text drawn (at 100 dpi, 12.5 px)
+FONT = 12  # pt: titles of a diagram
+SMALL = MIN_PT  # pt: the smallest text drawn (at 100 dpi, 16 px: the page's body text)
+WIDTH = COLUMN_IN  # in: every canvas; its tight bounding box is at most WIDTH + 0.2 in (660 px)
 
 
 # --------------------------------------------------------------------------- drawing primitives
@@ -101,7 +104,7 @@ def _fmt(value: float, digits: int = 1) -> str:
     return text  # ASCII '-': narrower than the minus sign, so four characters fit a cell
 
 
-def _matrix(ax, x, y, M, *, cell=0.32, digits=1, shade=None, color=0, size=SMALL, row=None):
+def _matrix(ax, x, y, M, *, cell=0.4, digits=1, shade=None, color=0, size=SMALL, row=None):
     """A grid of numbers, row 0 at the top; ``shade`` in [0, 1] per entry tints the cells.
 
     ``row`` outlines one row with a thick dashed frame. Returns the box (x, y, w, h).
@@ -173,57 +176,50 @@ def plot_head(X, heads: Heads, *, head: int = 0, query: int = 1):
     V = X @ W                                       # (n, d) values
     F = attention(X, one)                           # (n, d) = A V
 
-    cell = 0.32
+    # three columns, two rows: X -> Q -> S on top; S -> A down the right; A and V into F below
+    cell = 0.4
     side = max(n, d) * cell
-    gap = 0.55
-    left = 0.38
-    xs = [left + k * (side + gap) for k in range(4)]
-    top_y, bottom_y = 2.45, 0.2
-    width = xs[-1] + side + 0.12
-    fig, ax = _canvas(width, top_y + n * cell + 0.62)
+    gap = (WIDTH - 0.38 - 0.1 - 3 * side) / 2       # the dashed frames stick out 0.03 in on the right
+    xs = [0.38 + k * (side + gap) for k in range(3)]
+    bottom_y = 1.05
+    top_y = bottom_y + n * cell + 0.75
+    fig, ax = _canvas(WIDTH, top_y + n * cell + 0.62)
     title = dict(ha="center", va="bottom", fontsize=FONT, linespacing=1.3)
 
     bx = _matrix(ax, xs[0], top_y, X, cell=cell, digits=0)
     bq = _matrix(ax, xs[1], top_y, Q, cell=cell)
     bs = _matrix(ax, xs[2], top_y, S, cell=cell, row=query)
-    ba = _matrix(ax, xs[3], top_y, A, cell=cell, digits=2, shade=A, row=query)
-    bv = _matrix(ax, xs[1], bottom_y, V, cell=cell)
-    bf = _matrix(ax, xs[3], bottom_y, F, cell=cell, row=query)
-    heads_text = [
-        (bx, f"input $X$ ({n}$\\times${d})\nrows: tokens $x_b$"),
-        (bq, f"queries $Q=X\\Theta$\n({n}$\\times${d})"),
-        (bs, "logits $S=QX^\\top$\n$S_{ab}=x_a^\\top\\Theta x_b$"),
-        (ba, "weights $A=$ softmax$(S)$\nrow by row"),
-        (bv, f"values $V=XW$ ({n}$\\times${d})"),
-        (bf, f"output $F(X)=AV$ ({n}$\\times${d})"),
-    ]
-    for (x, y, w, h), text in heads_text:
-        right = x + w > xs[3]  # the last column: flush right, so the title stays on the figure
-        ax.text(x + w if right else x + w / 2, y + h + 0.07, text, **{**title, "ha": "right" if right else "center"})
+    bv = _matrix(ax, xs[0], bottom_y, V, cell=cell)
+    bf = _matrix(ax, xs[1], bottom_y, F, cell=cell, row=query)
+    ba = _matrix(ax, xs[2], bottom_y, A, cell=cell, digits=2, shade=A, row=query)
+    for (x, y, w, h), text in ((bx, f"input $X$ ({n}$\\times${d})\nrows: tokens $x_b$"),
+                               (bq, f"queries $Q=X\\Theta$\n({n}$\\times${d})"),
+                               (bs, "logits $S=QX^\\top$\n$S_{ab}=x_a^\\top\\Theta x_b$")):
+        ax.text(x + w / 2, y + h + 0.07, text, **title)
+    for (x, y, w, _), text in ((bv, "values $V=XW$"), (bf, "output $F(X)=AV$"), (ba, "weights $A$")):
+        ax.text(x + w / 2, y - 0.07, text, **{**title, "va": "top"})
     for b in range(n):  # token labels left of X
         ax.text(xs[0] - 0.06, top_y + (n - 1 - b) * cell + cell / 2, f"$x_{b + 1}$", ha="right", va="center",
                 fontsize=SMALL)
-    # arrows: X -> Q (times Theta), Q -> S (times X^T: the keys), S -> A (softmax of each row)
+    # arrows along the top: X -> Q (times Theta), Q -> S (times X^T: the keys)
     mid = top_y + n * cell / 2
-    for b0, b1, label in ((bx, bq, r"$\cdot\Theta$"), (bq, bs, r"$\cdot X^\top$"), (bs, ba, "")):
+    for b0, b1, label in ((bx, bq, r"$\cdot\Theta$"), (bq, bs, r"$\cdot X^\top$")):
         _arrow(ax, (b0[0] + b0[2] + 0.06, mid), (b1[0] - 0.06, mid))
-        if label:
-            ax.text((b0[0] + b0[2] + b1[0]) / 2, mid + 0.06, label, ha="center", va="bottom", fontsize=SMALL)
+        ax.text((b0[0] + b0[2] + b1[0]) / 2, mid + 0.06, label, ha="center", va="bottom", fontsize=SMALL)
     ax.text((bq[0] + bq[2] + bs[0]) / 2, mid - 0.06, "keys", ha="center", va="top", fontsize=SMALL)
-    # X -> V (times W): down from X, then right into V
+    # down: X -> V (times W) and S -> A (softmax of each row)
+    for b0, b1, label, side in ((bx, bv, r"$\cdot W$", 1), (bs, ba, "softmax,\nrow by row", -1)):
+        x = b0[0] + b0[2] / 2
+        _arrow(ax, (x, b0[1] - 0.06), (x, b1[1] + b1[3] + 0.06))
+        ax.text(x + 0.1 * side, (b0[1] + b1[1] + b1[3]) / 2, label, ha="left" if side > 0 else "right",
+                va="center", fontsize=SMALL, linespacing=1.2)
+    # into F = A V: from V on the left, from A on the right
     vmid = bottom_y + n * cell / 2
-    down = xs[0] + side / 2
-    ax.plot([down, down], [top_y - 0.04, vmid], color="0.25", lw=1.3)
-    _arrow(ax, (down, vmid), (bv[0] - 0.04, vmid))
-    ax.text((down + bv[0]) / 2, vmid + 0.06, r"$\cdot W$", ha="center", va="bottom", fontsize=SMALL)
-    # V -> F and A -> F: F = A V
-    _arrow(ax, (bv[0] + bv[2] + 0.04, vmid), (bf[0] - 0.04, vmid))
-    ax.text((bv[0] + bv[2] + bf[0]) / 2, vmid + 0.06, "$A$ mixes the rows of $V$", ha="center",
-            va="bottom", fontsize=SMALL)
-    _arrow(ax, (ba[0] + ba[2] / 2, top_y - 0.06), (bf[0] + bf[2] / 2, bottom_y + bf[3] + 0.3))
-    ax.text((bv[0] + bv[2] + bf[0]) / 2, vmid - 0.1,
-            f"dashed: query $a={query + 1}$, whose\noutput row is $\\sum_b A_{{ab}}\\,x_b^\\top W$",
-            ha="center", va="top", fontsize=SMALL, linespacing=1.4)
+    _arrow(ax, (bv[0] + bv[2] + 0.06, vmid), (bf[0] - 0.06, vmid))
+    _arrow(ax, (ba[0] - 0.06, vmid), (bf[0] + bf[2] + 0.06, vmid))
+    ax.text(0.05, 0.05, f"$F=AV$: row $a$ of $A$ mixes the rows of $V$. Dashed: query $a={query + 1}$,\n"
+            f"whose output row is $\\Sigma_b A_{{ab}}\\,x_b^\\top W$.", ha="left", va="bottom", fontsize=SMALL,
+            linespacing=1.4)
     return fig
 
 
@@ -265,12 +261,13 @@ def plot_cubic_lift(d: int = 2):
         raise ValueError(f"plot_cubic_lift draws d = 2 or d = 3 (6 or 18 feature rows); received d={d}")
     order = _feature_order(d)
     psi = len(order)
-    rowh = 0.36 if d == 2 else 0.27
-    top = 0.75 + psi * rowh
-    fig, ax = _canvas(7.3, top + 0.45)
-    # the Gram matrix, its distinct entries numbered in feature order
-    cell = 0.62 if d == 2 else 0.5
-    gx, gy = 0.3, top - d * cell - 0.05
+    # on top the Gram matrix and its notes; below it the table of features and coefficients
+    rowh = 0.33
+    cell = 0.62
+    table_top = 0.75 + psi * rowh                                   # top of the table's first row
+    gy = table_top + 0.55                                           # bottom of the Gram matrix
+    fig, ax = _canvas(WIDTH, gy + d * cell + 0.42)
+    gx = 0.9
     pair_index = {}
     for j, k, _ in order:
         pair_index.setdefault((j, k), len(pair_index) + 1)
@@ -281,30 +278,31 @@ def plot_cubic_lift(d: int = 2):
             ax.add_patch(Rectangle((cx, cy), cell, cell, facecolor="white" if folded else _tint(1, 0.12),
                                    edgecolor="0.4", lw=0.8, hatch="///" if folded else None))
             text = f"$G_{{{k}{j}}}$" if folded else f"$G_{{{j}{k}}}$"
-            ax.text(cx + cell / 2, cy + cell / 2 + (0 if folded else 0.09), text, ha="center", va="center",
+            ax.text(cx + cell / 2, cy + cell / 2 + (0 if folded else 0.1), text, ha="center", va="center",
                     fontsize=SMALL, bbox=dict(facecolor="white", edgecolor="none", pad=0.5) if folded else None)
             if not folded:
-                ax.text(cx + cell / 2, cy + 0.11, f"no. {pair_index[(j, k)]}", ha="center", va="center",
+                ax.text(cx + cell / 2, cy + 0.13, f"no. {pair_index[(j, k)]}", ha="center", va="center",
                         fontsize=SMALL, color="0.25")
     ax.text(gx + d * cell / 2, gy + d * cell + 0.08, "Gram matrix $G=X^\\top X$", ha="center", va="bottom",
             fontsize=FONT)
-    ax.text(gx, gy - 0.12, "hatched: $G_{kj}=G_{jk}$,\nthe same feature: its\nterm folds onto the\nmirror entry",
-            ha="left", va="top", fontsize=SMALL, linespacing=1.3)
+    note_x = gx + d * cell + 0.35
     last = ",".join(f"x_{{n,{l}}}" for l in range(1, d + 1))
-    ax.text(gx, gy - 1.05, f"last token $x_n=({last})$", ha="left", va="top", fontsize=SMALL)
+    ax.text(note_x, gy + d * cell, "hatched: $G_{kj}=G_{jk}$ is the same feature,\nso its term folds onto the "
+            f"mirror entry.\nLast token $x_n=({last})$.", ha="left", va="top", fontsize=SMALL, linespacing=1.4)
     # the features and their coefficients
-    fx, fw = 3.1, 1.3
-    px = fx + fw + 0.45
-    bracket = fx - 0.95
-    ax.text(fx - 0.5, top + 0.06, "$(jk,l)$", ha="center", va="bottom", fontsize=SMALL)
-    ax.text(fx + fw / 2, top + 0.06, "feature $\\phi(X)$", ha="center", va="bottom", fontsize=FONT)
-    ax.text(px + 0.05, top + 0.06, "its coefficient $p(\\Theta)_{(jk,l),a}$", ha="left", va="bottom", fontsize=FONT)
+    fx, fw = 1.55, 1.15
+    px = fx + fw + 0.4
+    bracket = 0.62
+    ax.text(fx - 0.42, table_top + 0.06, "$(jk,l)$", ha="center", va="bottom", fontsize=SMALL)
+    ax.text(fx + fw / 2, table_top + 0.06, "feature $\\phi(X)$", ha="center", va="bottom", fontsize=FONT)
+    ax.text(px + 0.05, table_top + 0.06, "its coefficient $p(\\Theta)_{(jk,l),a}$", ha="left", va="bottom",
+            fontsize=FONT)
     for r, (j, k, l) in enumerate(order):
-        y = top - (r + 1) * rowh
+        y = table_top - (r + 1) * rowh
         group = pair_index[(j, k)] - 1
         ax.add_patch(Rectangle((fx, y), fw, rowh, facecolor=_tint(1, 0.16) if group % 2 == 0 else "white",
                                edgecolor="0.55", lw=0.6))
-        ax.text(fx - 0.5, y + rowh / 2, f"$({j}{k},{l})$", ha="center", va="center", fontsize=SMALL)
+        ax.text(fx - 0.42, y + rowh / 2, f"$({j}{k},{l})$", ha="center", va="center", fontsize=SMALL)
         ax.text(fx + fw / 2, y + rowh / 2, f"$G_{{{j}{k}}}\\,x_{{n,{l}}}$", ha="center", va="center",
                 fontsize=SMALL)
         if j < k:
@@ -315,12 +313,12 @@ def plot_cubic_lift(d: int = 2):
         _arrow(ax, (fx + fw + 0.06, y + rowh / 2), (px - 0.04, y + rowh / 2), lw=0.8, color="0.5")
     for (j, k), idx in pair_index.items():  # a bracket over each Gram entry's block of d rows
         rows = [r for r, (jj, kk, _) in enumerate(order) if (jj, kk) == (j, k)]
-        y0, y1 = top - (rows[-1] + 1) * rowh + 0.04, top - rows[0] * rowh - 0.04
+        y0, y1 = table_top - (rows[-1] + 1) * rowh + 0.04, table_top - rows[0] * rowh - 0.04
         ax.plot([bracket + 0.08, bracket, bracket, bracket + 0.08], [y0, y0, y1, y1], color="0.3", lw=1)
         ax.text(bracket - 0.06, (y0 + y1) / 2, f"no. {idx}", ha="right", va="center", fontsize=SMALL)
-    ax.text(px + 0.05, 0.1, f"$\\psi=d^2(d+1)/2={psi}$ rows for $d={d}$;\n"
-            "output $\\hat y_a(X)=\\Sigma_{\\mathrm{rows}}\\,\\phi(X)\\,p(\\Theta)_{\\cdot,a}$",
-            ha="left", va="bottom", fontsize=SMALL, linespacing=1.4)
+    ax.text(0.05, 0.1, f"$\\psi=d^2(d+1)/2={psi}$ rows for $d={d}$; output "
+            "$\\hat y_a(X)=\\Sigma_{\\mathrm{rows}}\\,\\phi(X)\\,p(\\Theta)_{\\cdot,a}$",
+            ha="left", va="bottom", fontsize=SMALL)
     return fig
 
 
@@ -369,13 +367,14 @@ def plot_dfa_lookup(dfa: DFA, state: int = 0, symbol: int = 0):
     out = attention(X, head, kind="linear")[-1]                     # (d,)
     nxt = int(np.argmax(out[S * A:]))
     d = S * A + S
+    # the context grid with its labels and scores on top; the output and the driver below it
     cell = min(0.3, 2.9 / d)
     rows = S * A + 1
-    gx = 1.75
-    gy = 1.35
-    ox, ow = gx + d * cell + 0.95, 1.8
-    fig, ax = _canvas(max(7.3, ox + ow + 0.08), gy + (rows + 0.6) * cell + 0.5)
-    ys = [gy + (rows - 1 - r) * cell + (0 if r < S * A else -0.0) for r in range(rows)]
+    gx = 2.05
+    sx = gx + d * cell + 0.35                                       # the score column
+    gy = 2.05
+    fig, ax = _canvas(WIDTH, gy + (rows + 0.6) * cell + 0.55)
+    ys = [gy + (rows - 1 - r) * cell for r in range(rows)]
     ys[-1] -= 0.6 * cell  # the query sits a little below the table
     for r in range(rows):
         is_query = r == S * A
@@ -393,7 +392,7 @@ def plot_dfa_lookup(dfa: DFA, state: int = 0, symbol: int = 0):
             label = f"$({s},{a})\\mapsto\\delta={dfa.delta[s, a]}$"
         ax.text(gx - 0.1, ys[r] + cell / 2, label, ha="right", va="center", fontsize=SMALL)
         score = scores[r]
-        ax.text(gx + d * cell + 0.42, ys[r] + cell / 2, f"{score:.0f}", ha="center", va="center", fontsize=SMALL,
+        ax.text(sx, ys[r] + cell / 2, f"{score:.0f}", ha="center", va="center", fontsize=SMALL,
                 weight="bold" if score and not is_query else "normal")
         if score and not is_query:  # the match: outline the row
             ax.add_patch(Rectangle((gx - 0.03, ys[r] - 0.03), d * cell + 0.06, cell + 0.06, facecolor="none",
@@ -401,26 +400,28 @@ def plot_dfa_lookup(dfa: DFA, state: int = 0, symbol: int = 0):
     split = gx + S * A * cell
     ax.plot([split, split], [ys[-1] - 0.08, ys[0] + cell + 0.08], color="black", lw=1.2, ls=(0, (4, 3)))
     head_y = ys[0] + cell + 0.1
-    ax.text(gx + S * A * cell / 2, head_y, f"key $e_{{(s,a)}}$ ({S * A} cells)", ha="center", va="bottom",
-            fontsize=SMALL)
-    ax.text(split + S * cell / 2, head_y, f"value\n$e_{{\\delta(s,a)}}$", ha="center", va="bottom", fontsize=SMALL,
-            linespacing=1.2)
-    ax.text(gx + d * cell + 0.42, head_y, "score\n$x_n^\\top\\Theta x_b$", ha="center", va="bottom",
+    ax.text(gx + S * A * cell / 2, head_y, f"key $e_{{(s,a)}}$\n({S * A} cells)", ha="center", va="bottom",
             fontsize=SMALL, linespacing=1.2)
+    ax.text(split + S * cell / 2, head_y, "value\n$e_{\\delta(s,a)}$", ha="center", va="bottom", fontsize=SMALL,
+            linespacing=1.2)
+    ax.text(sx, head_y, "score\n$x_n^\\top\\Theta x_b$", ha="center", va="bottom", fontsize=SMALL, linespacing=1.2)
     ax.text(gx - 0.1, head_y, "token $(s,a)$", ha="right", va="bottom", fontsize=SMALL)
-    # the output and the driver, right of the grid
+    # below: the output (under the score column) and the driver (left of it)
     match = int(np.flatnonzero(scores[:-1])[0])                     # the table token that matches
-    ob = _box(ax, ox, ys[match] + cell / 2 - 0.475, ow, 0.95,
+    ow, oh = 2.3, 0.95
+    ob = _box(ax, WIDTH - 0.08 - ow, 0.72, ow, oh,
               f"output at the last\ntoken: $[\\,0\\mid e_{{\\delta({state},{symbol})}}\\,]$,\n"
               f"value block: state {nxt}", color=3, size=SMALL)
-    db = _box(ax, ox, 0.15, ow, 0.95, f"driver: argmax gives\n$s_{{t+1}}={nxt}$; append the\n"
+    db = _box(ax, 0.3, 0.72, 2.6, oh, f"driver: argmax gives\n$s_{{t+1}}={nxt}$; append the\n"
               f"query of $(s_{{t+1}},a_{{t+1}})$", color=0, size=SMALL)
-    _arrow(ax, (gx + d * cell + 0.62, ys[match] + cell / 2), _edge(ob, "left"))
-    _arrow(ax, _edge(ob, "bottom"), _edge(db, "top"))
-    _arrow(ax, _edge(db, "left"), (gx + d * cell / 2, ys[-1] - 0.04), rad=-0.2, ls="--")
-    ax.text(0.12, 0.15, "dashed frame: the one table\ntoken whose key matches\nthe query (the query also\n"
-            "scores 1 on itself; its\nvalue block is 0)", ha="left", va="bottom", fontsize=SMALL,
-            linespacing=1.25)
+    down = sx + 0.3                                                 # right of the scores, inside the output box
+    ax.plot([sx + 0.18, down], [ys[match] + cell / 2] * 2, color="0.25", lw=1.3)
+    _arrow(ax, (down, ys[match] + cell / 2), (down, ob[1] + oh))
+    _arrow(ax, _edge(ob, "left"), _edge(db, "right"))
+    _arrow(ax, _edge(db, "top"), (gx + S * A * cell / 2, ys[-1] - 0.04), ls="--")
+    ax.text(0.05, 0.05, "Dashed frame: the one table token whose key matches the query\n"
+            "(the query also scores 1 on itself; its value block is 0).", ha="left", va="bottom",
+            fontsize=SMALL, linespacing=1.3)
     return fig
 
 
@@ -506,20 +507,26 @@ def plot_halfspaces(body: Body, heads: Heads, *, box: float | None = None):
     s_lo, s_hi = -0.1 * half, half
     t_lo, t_hi = -0.55 * (s_hi - s_lo), 0.55 * (s_hi - s_lo)
 
-    fig, ax = _canvas(7.3, 3.9)
+    # on top the rule, three steps one under the other; below them the slice, in its own axes
+    side = 4.2                                                      # width of the slice's axes, in
+    high = side * (t_hi - t_lo) / (s_hi - s_lo)                     # its height: equal aspect
+    below = 0.45                                                    # room for the x label
     steps = [
-        ("certified row $a$ of an example $X$:\nits label $F(X)_a$ is close to the\n"
-         "atom $x_b^\\top(W_1+\\dots+W_m)$,\nso every head attends to $x_b$", 0),
-        ("each competitor token $c$ with\n$x_c\\neq x_b$ gives a gap feature\n$Z=x_a(x_b-x_c)^\\top$", 1),
-        ("halfspace $H=\\{\\Theta:\\langle\\Theta,Z\\rangle_F\\geq\\gamma\\}$;\n"
-         "every head lies in it; the\nbody $K$ is the intersection", 3),
+        ("certified row $a$ of an example $X$: its label $F(X)_a$ is close to the\n"
+         "atom $x_b^\\top(W_1+\\dots+W_m)$, so every head attends to $x_b$", 0),
+        ("each competitor token $c$ with $x_c\\neq x_b$ gives a gap feature\n$Z=x_a(x_b-x_c)^\\top$", 1),
+        ("halfspace $H=\\{\\Theta:\\langle\\Theta,Z\\rangle_F\\geq\\gamma\\}$; every head lies in it;\n"
+         "the body $K$ is the intersection", 3),
     ]
-    boxes = [_box(ax, 0.12, 2.72 - k * 1.3, 2.85, 1.06, text, color=color, size=SMALL)
+    boxh, step = 0.68, 0.98
+    top = below + high + 0.45 + 3 * step
+    fig, ax = _canvas(WIDTH, top + 0.08)
+    boxes = [_box(ax, 0.1, top - (k + 1) * step + (step - boxh), WIDTH - 0.2, boxh, text, color=color, size=SMALL)
              for k, (text, color) in enumerate(steps)]
     for b0, b1 in zip(boxes, boxes[1:], strict=False):
         _arrow(ax, _edge(b0, "bottom"), _edge(b1, "top"))
-    # right: the slice, in its own axes with equal aspect
-    sub = fig.add_axes((3.75 / 7.3, 0.38 / 3.9, 3.25 / 7.3, 3.1 / 3.9))
+    left = (WIDTH - side) / 2 + 0.2
+    sub = fig.add_axes((left / WIDTH, below / (top + 0.08), side / WIDTH, high / (top + 0.08)))
     if len(poly):
         sub.fill(poly[:, 0], poly[:, 1], color=COLORS[0], alpha=0.22, lw=0, label="slice of $K$")
     width = 0.035 * (s_hi - s_lo)
@@ -575,17 +582,17 @@ def plot_halfspaces(body: Body, heads: Heads, *, box: float | None = None):
 PHASES = (
     ("phase 1", "estimate $W_1+\\dots+W_m$ from the labels: crude, from\n"
      "constant sequences, or by trimmed atom regression",
-     "estimate_sum_W", "$S\\approx W_1+\\dots$\n$\\dots+W_m$", "ch. 8"),
+     "estimate_sum_W", "$S\\approx W_1+\\dots+W_m$", "ch. 8"),
     ("phase 2", "certify rows whose label is an atom $x_b^\\top S$;\nintersect the halfspaces they give",
-     "sculpt_body, prune", "body $K$ around\nthe $\\Theta_i$", "ch. 8"),
+     "sculpt_body, prune", "a body $K$ around the $\\Theta_i$", "ch. 8"),
     ("phase 3", "the min-norm point of $K$; regress on the slices\nwhere it is confident (2 and 3 repeat)",
-     "min_norm_proxy, refine_sum_W", "proxy $P$,\nrefined $S$", "ch. 8"),
+     "min_norm_proxy, refine_sum_W", "a proxy $P$ and a refined $S$", "ch. 8"),
     ("phase 4", "the face of $K$ nearest the origin: the span\nof the heads",
-     "face_span", "span of\nthe $\\Theta_i$", "ch. 9"),
+     "face_span", "the span of the $\\Theta_i$", "ch. 9"),
     ("phase 5", "candidates in the span; least squares for the $W_i$;\na zero residual certifies a candidate",
-     "face_candidates, fit_W, best_scale", "heads\n$(\\Theta_i,W_i)_{i=1}^m$", "ch. 9"),
+     "face_candidates, fit_W, best_scale", "heads $(\\Theta_i,W_i)_{i=1}^m$", "ch. 9"),
     ("polish", "the book's addition: Levenberg-Marquardt\nfrom the phase-5 candidate",
-     "polish", "certified heads, or\nan error naming\nthe phase", "ch. 9"),
+     "polish", "certified heads, or an error naming the phase", "ch. 9"),
 )
 
 
@@ -610,36 +617,39 @@ def plot_phase_flow():
     >>> len(plot_phase_flow().axes)
     1
     """
-    boxh, step = 0.74, 0.9
+    # one box per phase, full width; what a phase hands on labels the arrow to the next box
+    boxh, step = 0.9, 1.3
     count = len(PHASES)
-    top = 0.1 + count * step
-    fig, ax = _canvas(7.3, top + 0.72)
-    ax.text(3.6, top + 0.68,
-            "Part III: the book's reconstruction of the idea of Chen and Li, not the paper's algorithm",
-            ha="center", va="top", fontsize=SMALL, style="italic")
-    ax.text(0.1, top + 0.08, "examples\n$(X,Y)$", ha="left", va="bottom", fontsize=SMALL, linespacing=1.2)
-    bus = 0.4
-    ax.plot([bus, bus], [top + 0.05, top - count * step + boxh / 2], color="0.35", lw=1.5)
-    bx, bw = 0.85, 4.5
-    out_x = bx + bw + 0.42
-    ax.text(bx + bw / 2, top + 0.08, "learn(X, Y, m) runs them all", ha="center", va="bottom", fontsize=SMALL,
+    top = 0.12 + count * step
+    fig, ax = _canvas(WIDTH, top + 0.95)
+    ax.text(WIDTH / 2, top + 0.92,
+            "Part III: the book's reconstruction of the idea of Chen and Li,\nnot the paper's algorithm",
+            ha="center", va="top", fontsize=SMALL, style="italic", linespacing=1.3)
+    ax.text(0.05, top + 0.08, "examples $(X,Y)$", ha="left", va="bottom", fontsize=SMALL)
+    bus = 0.3
+    ax.plot([bus, bus], [top + 0.05, top - count * step + boxh / 2 + (step - boxh)], color="0.35", lw=1.5)
+    bx, bw = 0.62, WIDTH - 0.7
+    ax.text(bx + bw, top + 0.08, "learn(X, Y, m) runs them all", ha="right", va="bottom", fontsize=SMALL,
             family="monospace")
-    ax.text(out_x, top + 0.08, "hands on", ha="left", va="bottom", fontsize=SMALL, weight="bold")
     boxes = []
     for k, (name, what, calls, hands, chapter) in enumerate(PHASES):
-        y = top - (k + 1) * step + (step - boxh) / 2
+        y = top - (k + 1) * step + (step - boxh)
         last = k == count - 1
         b = _box(ax, bx, y, bw, boxh, "", color=2 if last else k % 2, ls="--" if last else "-")
-        ax.text(bx + 0.1, y + boxh - 0.06, f"{name} ({chapter})", ha="left", va="top", fontsize=SMALL,
+        ax.text(bx + 0.1, y + boxh - 0.07, f"{name} ({chapter})", ha="left", va="top", fontsize=SMALL,
                 weight="bold")
-        ax.text(bx + bw - 0.1, y + boxh - 0.06, calls, ha="right", va="top", fontsize=SMALL, family="monospace",
+        ax.text(bx + bw - 0.1, y + boxh - 0.07, calls, ha="right", va="top", fontsize=SMALL, family="monospace",
                 color="0.15")
-        ax.text(bx + 0.1, y + 0.06, what, ha="left", va="bottom", fontsize=SMALL, linespacing=1.25)
+        ax.text(bx + 0.1, y + 0.07, what, ha="left", va="bottom", fontsize=SMALL, linespacing=1.25)
         _arrow(ax, (bus, y + boxh / 2), _edge(b, "left"), lw=1.0, color="0.35")
-        _arrow(ax, _edge(b, "right"), (out_x - 0.06, y + boxh / 2), lw=1.0, color="0.35")
-        ax.text(out_x, y + boxh / 2, hands, ha="left", va="center", fontsize=SMALL, linespacing=1.2)
+        end = (b[0] + 0.5, y - (step - boxh) + 0.04) if last else None
+        x_out = bx + 0.5
         if boxes:
-            _arrow(ax, _edge(boxes[-1], "bottom"), _edge(b, "top"))
+            _arrow(ax, (x_out, boxes[-1][1]), (x_out, y + boxh))
+        if last:
+            _arrow(ax, (x_out, y), end)
+        ax.text(x_out + 0.12, y - (step - boxh) / 2 + (0.02 if last else 0), f"hands on: {hands}", ha="left",
+                va="center", fontsize=SMALL)
         boxes.append(b)
     return fig
 
@@ -677,50 +687,57 @@ def plot_two_roads(*, d: int = 16, heads=(2, 3, 4, 5)):
     ms = [check_positive_int("heads", m) for m in heads]
     if not ms or len(ms) > 5:
         raise ValueError(f"heads must list 1 to 5 numbers of heads; received {list(heads)}")
-    fig, ax = _canvas(7.3, 5.0)
+    # two columns, one per result, their stages top to bottom; below them the table of degrees
+    bw, bh, gap, col_gap = 3.0, 0.82, 0.3, 0.2
+    x0 = (WIDTH - 2 * bw - col_gap) / 2
+    table_h = 3.1
+    lane_top = table_h + 4 * bh + 3 * gap
+    fig, ax = _canvas(WIDTH, lane_top + 0.62)
     lanes = [
-        (3.75, 0, "linear attention (Yau et al.)",
+        (x0, 0, "linear attention\n(Yau et al.)",
          ["any inputs, any labels\n(agnostic)", "$m$ heads of linear\nattention: cubic in $X$",
-          "least squares on $\\psi$\ncubic features; SVD\nback to $\\leq d^2$ heads",
+          "least squares on $\\psi$ cubic\nfeatures; SVD back to\n$\\leq d^2$ heads",
           "cost polynomial in $d$,\nthe same for every $m$"]),
-        (2.3, 1, "softmax attention (Chen and Li)",
-         ["inputs uniform on\n$\\{\\pm1\\}^{k\\times d}$, labels\nfrom a hidden layer",
-          "$m$ heads of softmax\nattention", "sculpt a convex body,\nthen the heads (Part III:\nour reconstruction)",
-          "time $(dk)^{O(m^3)}$;\nlower bound: some\nexponential in $m$"]),
+        (x0 + bw + col_gap, 1, "softmax attention\n(Chen and Li)",
+         ["inputs uniform on $\\{\\pm1\\}^{k\\times d}$,\nlabels from a hidden layer",
+          "$m$ heads of softmax\nattention", "sculpt a convex body, then\nthe heads (Part III:\nour reconstruction)",
+          "time $(dk)^{O(m^3)}$; lower\nbound: some exponential\nin $m$"]),
     ]
-    bw, bh, gap, x0 = 1.6, 0.9, 0.26, 0.12
-    for y, color, title, stages in lanes:
-        ax.text(x0, y + bh + 0.06, title, ha="left", va="bottom", fontsize=FONT, weight="bold")
+    for x, color, title, stages in lanes:
+        ax.text(x + bw / 2, lane_top + 0.06, title, ha="center", va="bottom", fontsize=FONT, weight="bold",
+                linespacing=1.25)
         prev = None
         for k, text in enumerate(stages):
             wall = color == 1 and k == len(stages) - 1
-            b = _box(ax, x0 + k * (bw + gap), y, bw, bh, text, color=color, size=SMALL,
+            b = _box(ax, x, lane_top - (k + 1) * bh - k * gap, bw, bh, text, color=color, size=SMALL,
                      ls="-" if color == 0 else "--", hatch="xx" if wall else None)
             if wall:  # keep the text readable on the hatching
                 ax.texts[-1].set_bbox(dict(facecolor="white", edgecolor="none", pad=1.5))
             if prev is not None:
-                _arrow(ax, _edge(prev, "right"), _edge(b, "left"))
+                _arrow(ax, _edge(prev, "bottom"), _edge(b, "top"))
             prev = b
     # below: degree and monomials, computed
-    ty = 2.12
-    ax.text(x0, ty, f"Where the lower bound bites: the degree $D$ of the function on the hypercube, and the "
-            f"number of\nmonomials of degree $\\leq D$ a polynomial method must fit ($d={d}$, two tokens, "
-            f"$2d={2 * d}$ variables)", ha="left", va="top", fontsize=SMALL, linespacing=1.3)
-    cx = [x0 + 3.0 + 1.0 * j for j in range(len(ms))]
+    ty = table_h - 0.25
+    ax.text(0.05, ty, "Where the lower bound bites: the degree $D$ of the function on the hypercube,\n"
+            "and the number of monomials of degree $\\leq D$ a polynomial method must fit\n"
+            f"($d={d}$, two tokens, $2d={2 * d}$ variables)", ha="left", va="top", fontsize=SMALL,
+            linespacing=1.3)
+    cx = [2.2 + 1.12 * j for j in range(len(ms))]
     rows = [("linear attention", lambda m: 3, "linear"),
             ("softmax family of ch. 10", lambda m: 2 * m - 1, "softmax")]
+    y = ty - 0.95
     for j, m in enumerate(ms):
-        ax.text(cx[j], ty - 0.58, f"$m={m}$", ha="center", va="center", fontsize=SMALL, weight="bold")
-    y = ty - 0.58
+        ax.text(cx[j], y, f"$m={m}$", ha="center", va="center", fontsize=SMALL, weight="bold")
     for name, degree, gid in rows:
         y -= 0.3
-        ax.text(x0, y, f"{name}: degree $D$", ha="left", va="center", fontsize=SMALL)
-        ax.text(x0 + 0.25, y - 0.26, "monomials", ha="left", va="center", fontsize=SMALL)
+        ax.text(0.05, y, name, ha="left", va="center", fontsize=SMALL, style="italic")
+        ax.text(0.3, y - 0.27, "degree $D$", ha="left", va="center", fontsize=SMALL)
+        ax.text(0.3, y - 0.54, "monomials", ha="left", va="center", fontsize=SMALL)
         for j, m in enumerate(ms):
             D = degree(m)
             mant, exp = f"{n_monomials(2 * d, D):.1e}".split("e")
-            ax.text(cx[j], y, f"{D}", ha="center", va="center", fontsize=SMALL, gid=f"degree-{gid}-{m}")
-            ax.text(cx[j], y - 0.26, f"${mant}\\times10^{{{int(exp)}}}$", ha="center", va="center",
+            ax.text(cx[j], y - 0.27, f"{D}", ha="center", va="center", fontsize=SMALL, gid=f"degree-{gid}-{m}")
+            ax.text(cx[j], y - 0.54, f"${mant}\\times10^{{{int(exp)}}}$", ha="center", va="center",
                     fontsize=SMALL, gid=f"monomials-{gid}-{m}")
-        y -= 0.26
+        y -= 0.54
     return fig

@@ -143,9 +143,32 @@ def _lower_bounds():
     }
 
 
+def _diagrams():
+    from attnlib.sculpt import planted_instance, sculpt_body
+    from attnlib.tasks.automata import DFA
+    from attnlib.viz import diagrams as v
+
+    def halfspaces():
+        heads = planted_instance(2, 4, rng=0)
+        X = boolean_inputs(2000, 3, 4, rng=1)
+        return v.plot_halfspaces(sculpt_body(X, attention(X, heads), heads.W.sum(0), delta=0.02), heads)
+
+    X = boolean_inputs(1, 4, 4, rng=1)[0]
+    return {
+        "plot_head": lambda: v.plot_head(X, random_heads(1, 4, scale=1.5, rng=2), query=1),
+        # d = 3 is the tallest and widest table (18 rows); the chapter draws d = 2
+        "plot_cubic_lift": lambda: v.plot_cubic_lift(3),
+        # 4 states, 2 symbols: the widest grid the function accepts (8 table tokens, d = 12)
+        "plot_dfa_lookup": lambda: v.plot_dfa_lookup(DFA([[1, 0], [3, 2], [0, 0], [2, 1]]), 3, 1),
+        "plot_halfspaces": halfspaces,
+        "plot_phase_flow": v.plot_phase_flow,
+        "plot_two_roads": lambda: v.plot_two_roads(d=16, heads=(2, 3, 4, 5)),
+    }
+
+
 def examples() -> dict:
     out = {}
     for module, table in (("attention", _attention), ("training", _training), ("rkhs", _rkhs), ("tasks", _tasks),
-                          ("sculpt", _sculpt), ("lower_bounds", _lower_bounds)):
+                          ("sculpt", _sculpt), ("lower_bounds", _lower_bounds), ("diagrams", _diagrams)):
         out.update({f"{module}.{name}": draw for name, draw in table().items()})
     return out

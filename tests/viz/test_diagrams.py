@@ -1,7 +1,9 @@
 """Tests for attnlib.viz.diagrams: every diagram is legible and draws the numbers it claims.
 
 Legibility is checked on the drawn figure: no two pieces of text overlap, every text lies on the
-figure and none is smaller than 9 pt. The numbers are checked against computations written here,
+figure and none is smaller than the book's ``MIN_PT`` (16 px at 100 dpi); the canvas is at most
+``COLUMN_IN`` wide, so the page never shrinks it (``test_viz_legible.py`` checks the stored PNG).
+The numbers are checked against computations written here,
 independently of the library code that drew them.
 """
 
@@ -18,6 +20,7 @@ from attnlib.rkhs import cubic_features, parameter_map
 from attnlib.sculpt import body_slice, planted_instance, sculpt_body
 from attnlib.tasks.automata import DFA, random_dfa
 from attnlib.viz import diagrams
+from attnlib.viz._style import COLUMN_IN, MIN_PT
 
 
 def _texts(fig):
@@ -91,8 +94,8 @@ def test_no_text_overlaps_and_everything_is_on_the_figure_and_legible(sculpted):
         assert not _overlaps(fig), f"{name}: overlapping texts {_overlaps(fig)}"
         assert not _outside(fig), f"{name}: texts off the figure {_outside(fig)}"
         sizes = [t.get_fontsize() for t, _ in _texts(fig)]
-        assert min(sizes) >= 9, f"{name}: text at {min(sizes)} pt"
-        assert fig.get_figwidth() <= 7.6, f"{name} is {fig.get_figwidth()} in wide; the column is about 7.5 in"
+        assert min(sizes) >= MIN_PT, f"{name}: text at {min(sizes)} pt"
+        assert fig.get_figwidth() <= COLUMN_IN, f"{name} is {fig.get_figwidth()} in wide; the column is {COLUMN_IN} in"
 
 
 def test_the_overlap_check_can_fail():
