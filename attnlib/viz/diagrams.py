@@ -507,29 +507,28 @@ def plot_halfspaces(body: Body, heads: Heads, *, box: float | None = None):
     s_lo, s_hi = -0.1 * half, half
     t_lo, t_hi = -0.55 * (s_hi - s_lo), 0.55 * (s_hi - s_lo)
 
-    # on top the rule, three steps one under the other; below them the slice, in its own axes
-    side = 4.2                                                      # width of the slice's axes, in
-    high = side * (t_hi - t_lo) / (s_hi - s_lo)                     # its height: equal aspect
-    below = 0.45                                                    # room for the x label
+    # left the rule, three steps one under the other; right the slice, in its own axes
+    bw, boxh, gap = 2.6, 1.18, 0.34
+    height = 3 * boxh + 2 * gap + 0.2
     steps = [
-        ("certified row $a$ of an example $X$: its label $F(X)_a$ is close to the\n"
-         "atom $x_b^\\top(W_1+\\dots+W_m)$, so every head attends to $x_b$", 0),
-        ("each competitor token $c$ with $x_c\\neq x_b$ gives a gap feature\n$Z=x_a(x_b-x_c)^\\top$", 1),
-        ("halfspace $H=\\{\\Theta:\\langle\\Theta,Z\\rangle_F\\geq\\gamma\\}$; every head lies in it;\n"
-         "the body $K$ is the intersection", 3),
+        ("certified row $a$ of an\nexample $X$: its label\n$F(X)_a$ is close to the atom\n"
+         "$x_b^\\top(W_1+\\dots+W_m)$, so\nevery head attends to $x_b$", 0),
+        ("each competitor token $c$\nwith $x_c\\neq x_b$ gives a\ngap feature $Z=x_a(x_b-x_c)^\\top$", 1),
+        ("halfspace $H=\\{\\Theta:$\n$\\langle\\Theta,Z\\rangle_F\\geq\\gamma\\}$; every\nhead lies in it; the body\n"
+         "$K$ is the intersection", 3),
     ]
-    boxh, step = 0.68, 0.98
-    top = below + high + 0.45 + 3 * step
-    fig, ax = _canvas(WIDTH, top + 0.08)
-    boxes = [_box(ax, 0.1, top - (k + 1) * step + (step - boxh), WIDTH - 0.2, boxh, text, color=color, size=SMALL)
+    fig, ax = _canvas(WIDTH, height)
+    boxes = [_box(ax, 0.05, height - 0.1 - (k + 1) * boxh - k * gap, bw, boxh, text, color=color, size=SMALL)
              for k, (text, color) in enumerate(steps)]
     for b0, b1 in zip(boxes, boxes[1:], strict=False):
         _arrow(ax, _edge(b0, "bottom"), _edge(b1, "top"))
-    left = (WIDTH - side) / 2 + 0.2
-    sub = fig.add_axes((left / WIDTH, below / (top + 0.08), side / WIDTH, high / (top + 0.08)))
+    left, below = bw + 0.45, 0.4                                    # room for the axis labels
+    side = min(WIDTH - left - 0.05, (height - below - 0.6) * (s_hi - s_lo) / (t_hi - t_lo))
+    high = side * (t_hi - t_lo) / (s_hi - s_lo)                     # equal aspect
+    sub = fig.add_axes((left / WIDTH, below / height, side / WIDTH, high / height))
     if len(poly):
         sub.fill(poly[:, 0], poly[:, 1], color=COLORS[0], alpha=0.22, lw=0, label="slice of $K$")
-    width = 0.035 * (s_hi - s_lo)
+    width = 0.025 * (s_hi - s_lo)
     placed = [p for p in pts] + [proxy]
     for number, (k, u, v) in enumerate(lines, start=1):
         normal = np.array([u, v]) / np.hypot(u, v)                  # points into H
@@ -572,7 +571,7 @@ def plot_halfspaces(body: Body, heads: Heads, *, box: float | None = None):
     sub.set_yticks([])
     sub.set_xlabel(r"along $\Theta^\star$", fontsize=SMALL, labelpad=2)
     sub.set_ylabel(r"along $\Theta_1-\Theta^\star$", fontsize=SMALL, labelpad=2)
-    sub.set_title(f"a slice: {len(lines)} of the {body.n_constraints} halfspaces bound it", fontsize=SMALL)
+    sub.set_title(f"a slice: {len(lines)} of the {body.n_constraints}\nhalfspaces bound it", fontsize=SMALL)
     return fig
 
 
