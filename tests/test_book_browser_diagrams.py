@@ -1,15 +1,18 @@
 """The diagrams as a reader sees them: numbered, captioned, described, and drawn large enough.
 
 Each diagram of ``attnlib.viz.diagrams`` sits in a chapter as a figure with a number, a caption
-and alt text, and the prose refers to it by number. The diagrams are drawn with 9 pt text at
-100 dpi (12.5 px at their natural size), so the page must not shrink them below 88% of it, or
-their smallest text falls under 11 px. A screenshot of each figure goes to _build/screenshots/.
+and alt text, and the prose refers to it by number. Like every figure, a diagram is at most
+``COLUMN_IN`` wide with text of ``MIN_PT`` or more (16 px at 100 dpi), so the page shows it at its
+natural size, never shrunk, and its smallest text at the body text's 16 px.
+A screenshot of each figure goes to _build/screenshots/.
 """
 
 from __future__ import annotations
 
 import pytest
 from _browser import SHOTS, Visit, browser, site  # noqa: F401  (fixtures)
+
+from attnlib.viz._style import DPI, MIN_PT
 
 DIAGRAMS = {
     "ch01_attention": ["fig-ch01-head"],
@@ -39,9 +42,10 @@ def test_diagrams_are_numbered_captioned_described_and_legible(chapter, site, br
             assert info["alt"] and len(info["alt"]) > 80, f"{name}: alt text missing or too short: {info['alt']!r}"
             assert info["caption"].startswith("Fig."), f"{name}: caption is not numbered: {info['caption'][:60]!r}"
             assert info["refs"] >= 1, f"{name}: no reference to the figure in the text"
-            smallest = 9 / 72 * 100 * info["shown"] / max(info["natural"], 1)  # px of the 9 pt text
-            assert smallest >= 11, (
-                f"{name}: drawn at {info['shown']:.0f} px of its {info['natural']} px: 9 pt text at {smallest:.1f} px")
+            smallest = MIN_PT / 72 * DPI * info["shown"] / max(info["natural"], 1)  # px of the smallest text
+            assert info["shown"] >= info["natural"] - 0.5, (
+                f"{name}: shrunk to {info['shown']:.0f} px of its {info['natural']} px: "
+                f"{MIN_PT} pt text at {smallest:.1f} px")
             SHOTS.mkdir(parents=True, exist_ok=True)
             figure.scroll_into_view_if_needed()
             figure.screenshot(path=str(SHOTS / f"diagram-{name}.png"))
