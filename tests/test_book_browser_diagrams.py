@@ -9,6 +9,8 @@ A screenshot of each figure goes to _build/screenshots/.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from _browser import SHOTS, Visit, browser, site  # noqa: F401  (fixtures)
 
@@ -40,7 +42,8 @@ def test_diagrams_are_numbered_captioned_described_and_legible(chapter, site, br
                         refs: document.querySelectorAll(`a[href="#${f.id}"]`).length};
             }""")
             assert info["alt"] and len(info["alt"]) > 80, f"{name}: alt text missing or too short: {info['alt']!r}"
-            assert info["caption"].startswith("Fig."), f"{name}: caption is not numbered: {info['caption'][:60]!r}"
+            assert re.match(r"Fig(\.|ure) \d+\.\d+", info["caption"]), (  # numfig_format may spell it either way
+                f"{name}: caption is not numbered: {info['caption'][:60]!r}")
             assert info["refs"] >= 1, f"{name}: no reference to the figure in the text"
             smallest = MIN_PT / 72 * DPI * info["shown"] / max(info["natural"], 1)  # px of the smallest text
             assert info["shown"] >= info["natural"] - 0.5, (
