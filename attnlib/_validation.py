@@ -146,6 +146,34 @@ def as_float_array(name: str, A, *, allow_neg_inf: bool = False) -> np.ndarray:
     return arr
 
 
+def check_instance(name: str, value, cls, where: str = ""):
+    """Return ``value`` if it is an instance of ``cls``, else a TypeError naming ``name`` (and ``where`` from)."""
+    if not isinstance(value, cls):
+        source = f" (from {where})" if where else ""
+        raise TypeError(f"{name} must be a {cls.__name__}{source}; received {_describe(value)}")
+    return value
+
+
+def check_mapping(name: str, value, *, of=None, where: str = "") -> dict:
+    """A non-empty dict of label -> entry, as a figure draws one line or panel per entry.
+
+    With ``of`` (a class or tuple of classes), every entry must be an instance of it.
+    """
+    if not isinstance(value, dict):
+        raise TypeError(
+            f"{name} must be a dict of label -> entry, one per line or panel; received {_describe(value)}"
+        )
+    if not value:
+        raise ValueError(f"{name} must have at least one entry; received an empty dict")
+    if of is not None:
+        for label, entry in value.items():
+            if not isinstance(entry, of):
+                kinds = of.__name__ if isinstance(of, type) else " or ".join(c.__name__ for c in of)
+                source = f" (from {where})" if where else ""
+                raise TypeError(f"{name}[{label!r}] must be a {kinds}{source}; received {_describe(entry)}")
+    return value
+
+
 def check_series(name: str, series, *, length: int | None = None) -> dict:
     """A dict of label -> 1-D array of real numbers (each of ``length`` entries, if given), as for a figure.
 

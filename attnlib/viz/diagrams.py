@@ -403,7 +403,7 @@ def plot_dfa_lookup(dfa: DFA, state: int = 0, symbol: int = 0):
     head_y = ys[0] + cell + 0.1
     ax.text(gx + S * A * cell / 2, head_y, f"key $e_{{(s,a)}}$ ({S * A} cells)", ha="center", va="bottom",
             fontsize=SMALL)
-    ax.text(split + S * cell / 2, head_y, f"value\n$e_{{\\delta(s,a)}}$", ha="center", va="bottom", fontsize=SMALL,
+    ax.text(split + S * cell / 2, head_y, "value\n$e_{\\delta(s,a)}$", ha="center", va="bottom", fontsize=SMALL,
             linespacing=1.2)
     ax.text(gx + d * cell + 0.42, head_y, "score\n$x_n^\\top\\Theta x_b$", ha="center", va="bottom",
             fontsize=SMALL, linespacing=1.2)
