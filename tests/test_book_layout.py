@@ -75,6 +75,41 @@ def test_printed_lines_fit_the_column(path):
     assert not too_long, f"{path.name}: printed lines over {WIDTH} characters:\n" + "\n".join(too_long)
 
 
+def prose_code(text):
+    """Lines of the code blocks in a markdown cell: fenced (not directives) and indented by four spaces
+    after a blank line (the exercise solutions), without the indentation."""
+    found, fence, lines = [], None, text.split("\n")
+    for k, line in enumerate(lines):
+        stripped = line.strip()
+        if fence is None and re.match(r"`{3,}", stripped):
+            info = stripped.lstrip("`").strip()
+            fence = stripped[: len(stripped) - len(stripped.lstrip("`"))]
+            fence = (fence, not info.startswith("{") or info.startswith(("{code-block}", "{code-cell}", "{code}")))
+            continue
+        if fence is not None:
+            if stripped == fence[0]:
+                fence = None
+            elif fence[1]:
+                found.append(line)
+            continue
+        if line.startswith("    ") and k > 0 and (lines[k - 1].strip() == "" or lines[k - 1].startswith("    ")):
+            found.append(line[4:])
+    return found
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
+def test_code_in_the_prose_fits_the_column(path):
+    too_long = [
+        f"cell {i}: {len(line)} characters: {line.strip()[:60]}..."
+        for i, cell in enumerate(cells(path))
+        if cell["cell_type"] == "markdown"
+        for line in prose_code("".join(cell["source"]))
+        if len(line) > WIDTH
+    ]
+    assert not too_long, f"{path.name}: lines of code blocks in the prose over {WIDTH} characters:\n" + "\n".join(
+        too_long)
+
+
 def test_the_check_sees_a_long_line_and_spares_the_install_line():
     setup = {"cell_type": "code", "metadata": {"tags": ["hide-cell"]}, "source": []}
     assert install_line(setup, '    %pip install -q "attnlib[viz] @ git+https://github.com/o/r"')
@@ -82,3 +117,5 @@ def test_the_check_sees_a_long_line_and_spares_the_install_line():
     assert long_lines("short\n" + "x" * (WIDTH + 1)) == ["x" * (WIDTH + 1)]
     assert shown_text({"output_type": "display_data", "data": {"image/png": "...", "text/plain": "y" * 99}}) == ""
     assert shown_text({"output_type": "stream", "name": "stdout", "text": ["a\n", "b"]}) == "a\nb"
+    prose = "Text.\n\n    x = 1\n\n    y = 2\n\n```python\nz = 3\n```\n\n```{note}\nnot code\n```\nplain"
+    assert prose_code(prose) == ["x = 1", "y = 2", "z = 3"]
