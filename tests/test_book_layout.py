@@ -79,21 +79,27 @@ def test_printed_lines_fit_the_column(path):
 
 
 def prose_code(text):
-    """Lines of the code blocks in a markdown cell: fenced (not directives) and indented by four spaces
-    after a blank line (the exercise solutions), without the indentation."""
-    found, fence, lines = [], None, text.split("\n")
+    """Lines of the code blocks in a markdown cell: fenced (```` ``` ```` or ``~~~``; a directive's
+    fence such as ```` ```{solution} ```` is not code, but code fences inside it are) and indented
+    by four spaces after a blank line (the exercise solutions), without the indentation."""
+    found, lines = [], text.split("\n")
+    open_fences = []  # (fence, is_code), innermost last
     for k, line in enumerate(lines):
         stripped = line.strip()
-        if fence is None and re.match(r"`{3,}", stripped):
-            info = stripped.lstrip("`").strip()
-            fence = stripped[: len(stripped) - len(stripped.lstrip("`"))]
-            fence = (fence, not info.startswith("{") or info.startswith(("{code-block}", "{code-cell}", "{code}")))
-            continue
-        if fence is not None:
-            if stripped == fence[0]:
-                fence = None
-            elif fence[1]:
+        if open_fences and open_fences[-1][1]:  # inside a code block
+            if stripped == open_fences[-1][0]:
+                open_fences.pop()
+            else:
                 found.append(line)
+            continue
+        opener = re.match(r"(`{3,}|~{3,})(.*)", stripped)
+        if opener:
+            info = opener.group(2).strip()
+            if not info and open_fences and stripped == open_fences[-1][0]:
+                open_fences.pop()  # the end of a directive
+            else:
+                code = not info.startswith("{") or info.startswith(("{code-block}", "{code-cell}", "{code}"))
+                open_fences.append((opener.group(1), code))
             continue
         if line.startswith("    ") and k > 0 and (lines[k - 1].strip() == "" or lines[k - 1].startswith("    ")):
             found.append(line[4:])
@@ -122,3 +128,5 @@ def test_the_check_sees_a_long_line_and_spares_the_install_line():
     assert shown_text({"output_type": "stream", "name": "stdout", "text": ["a\n", "b"]}) == "a\nb"
     prose = "Text.\n\n    x = 1\n\n    y = 2\n\n```python\nz = 3\n```\n\n```{note}\nnot code\n```\nplain"
     assert prose_code(prose) == ["x = 1", "y = 2", "z = 3"]
+    nested = "````{solution} ex\n:class: dropdown\n\n```python\nw = 4\n```\n````\n~~~python\nv = 5\n~~~"
+    assert prose_code(nested) == ["w = 4", "v = 5"]
