@@ -7,6 +7,7 @@ For each chapter of the table of contents, at a 1280 x 900 window (the fixtures 
 - a code or output block wider than its box (``scrollWidth > clientWidth``): the reader does
   not see the end of the line, which is often the result;
 - a table wider than the text column;
+- one cell's printed output split into several boxes (streams not merged: ``nb_merge_streams``);
 - a doubled label, such as "Proposition Proposition 1.3" (a word before a reference that
   already renders the word);
 - test-harness text on the page (``NBVAL``, ``noqa``, ``nbval-``): nbval reads cell tags;
@@ -80,6 +81,9 @@ MEASURE = r"""() => {
     tables: [...column.querySelectorAll("table")].filter(visible)
       .filter(t => t.getBoundingClientRect().width > width + 1 || t.scrollWidth > t.clientWidth + 1)
       .map(t => `${Math.round(t.getBoundingClientRect().width)}px: ` + t.textContent.trim().slice(0, 60)),
+    split: [...column.querySelectorAll("div.cell_output")]
+      .filter(o => o.querySelectorAll(":scope > div.output.stream, :scope > div.output.stderr").length > 1)
+      .map(o => o.textContent.trim().slice(0, 60)),
     text: plain(column),
     quotes: [...column.querySelectorAll("blockquote")].map(plain),
   };
@@ -90,6 +94,7 @@ def problems_on(info: dict) -> list[str]:
     """Everything the reader would see wrong on one page, from the measurements of MEASURE."""
     found = [f"{c['where']} block {c['over']}px wider than its box: {c['line']!r}" for c in info["clipped"]]
     found += [f"table wider than the {info['column']:.0f}px column: {t}" for t in info["tables"]]
+    found += [f"one cell's printed output split into several boxes: {t!r}" for t in info.get("split", [])]
     text = re.sub(r"\s+", " ", info["text"])
     found += [f"doubled label: ...{text[max(0, m.start() - 30):m.end() + 20]}..." for m in DOUBLED.finditer(text)]
     found += [f"harness text on the page: ...{text[max(0, m.start() - 40):m.end() + 20]}..."
@@ -135,6 +140,7 @@ def test_the_checks_find_what_they_look_for():
     assert problems_on({**clean, "text": "fine: Proposition 1.3 and exercise 2"}) == []
     assert problems_on({**clean, "clipped": [{"where": "output", "over": 40, "line": "x"}]})
     assert problems_on({**clean, "tables": ["720px: | a | b |"]})
+    assert problems_on({**clean, "split": ["d  psi  N"]})
     assert any("doubled" in p for p in problems_on({**clean, "text": "see Proposition Proposition 1.3"}))
     assert any("doubled" in p for p in problems_on({**clean, "text": "exercise Exercise 1.5"}))
     assert any("harness" in p for p in problems_on({**clean, "text": "# NBVAL_IGNORE_OUTPUT x = 1"}))
