@@ -276,3 +276,28 @@ def check_cube_data(X, Y, *, boolean: bool = True, d: int | None = None,
             f"{y_name} must hold the layer's output at every position, shape {X.shape} like X; received shape {Y.shape}"
         )
     return X, Y
+
+
+def wrap_fields(name: str, fields: list[str], width: int = 79) -> str:
+    """``name(field, field, ...)``, broken after a comma into lines of at most ``width`` characters.
+
+    For the ``__repr__`` of results that chapters print: the book's code column holds 79
+    characters, and a longer line would be cut off at the edge of the page. A single field
+    longer than the width keeps its own line.
+
+    >>> print(wrap_fields("Fit", ["a=1", "b=2"], width=12))
+    Fit(a=1,
+        b=2)
+    """
+    indent = " " * (len(name) + 1)
+    lines, line = [], name + "("
+    for k, field in enumerate(fields):
+        piece = field + ("," if k < len(fields) - 1 else ")")
+        if line.endswith("(") or len(line) + 1 + len(piece) <= width:
+            line += ("" if line.endswith("(") else " ") + piece
+        else:
+            lines.append(line)
+            line = indent + piece
+    if not fields:
+        line += ")"
+    return "\n".join([*lines, line])
