@@ -111,7 +111,9 @@ def first_pages() -> dict[str, int]:
     for docname in toc_docnames()[1:]:
         want = squash(title(docname))
         for number in range(start, len(texts)):
-            if want and want in texts[number][:400] and "contents" not in texts[number][:20]:
+            # A chapter opens with "CHAPTER ONE" or "APPENDIX A", then its title.
+            where = texts[number].find(want)
+            if texts[number].startswith(("chapter", "appendix")) and 0 < where <= 20:
                 found[docname] = number + 1
                 start = number + 1
                 break
@@ -210,6 +212,7 @@ def test_full_edition_has_exercises_and_solutions():
     text = "\n".join(pages())
     exercises = sum(len(re.findall(r"\{exercise\}", markdown(d))) for d in toc_docnames())
     assert len(re.findall(r"Exercise \d+\.\d+\.\d+", text)) >= exercises
+    assert squash(text).count("solutionstotheexercises") >= 2  # in the contents and as an appendix
     assert text.count("Solution to Exercise") == sum(len(re.findall(r"\{solution\}", markdown(d)))
                                                      for d in toc_docnames())
 

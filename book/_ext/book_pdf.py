@@ -23,6 +23,7 @@ import re
 from typing import Any
 
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -82,32 +83,50 @@ class DropWidgetOutputs(SphinxPostTransform):
             bundle.replace_self(note)
 
 
-class SolutionsToAppendix(SphinxPostTransform):
-    """Move every solution into a closing appendix chapter (LaTeX, one assembled document)."""
+class BookStructure(SphinxPostTransform):
+    """Shape the assembled book (LaTeX): part titles, appendices, and the solutions appendix.
 
-    default_priority = 5
+    Runs on the single tree the LaTeX builder assembles, after sphinx-jupyterbook-latex (700)
+    has turned the toc's captions into part sections. The captions say "Part I: ..." and the
+    class prints "Part I" above them, so the prefix goes; ``\\appendix`` goes before the
+    "Appendices" part, so its chapters are lettered; and every solution moves out of its
+    chapter into a closing appendix "Solutions to the exercises" (the student edition has none).
+    """
+
+    default_priority = 710
     builders = ("latex",)
 
     def run(self, **kwargs: Any) -> None:
-        solutions = [n for n in self.document.findall(nodes.Element)
-                     if type(n).__name__ in ("solution_node", "SolutionNode")]
-        if not solutions or self.document.get("book_pdf_solutions_moved"):
+        parts = [s for s in self.document.findall(nodes.section)
+                 if isinstance(s.parent, addnodes.start_of_file) and s.parent.get("docname") == s.get("docname")
+                 and s.children and isinstance(s.children[0], nodes.title)
+                 and s.get("docname") == s.children[0].astext()]
+        if not parts:
             return
-        # Only the assembled book (the LaTeX builder's single tree) has a bibliography chapter
-        # or many chapters; a page on its own keeps its solutions in place.
-        sections = [s for s in self.document.children if isinstance(s, nodes.section)]
-        if not sections:
+        appendix_part = None
+        for part in parts:
+            title = part.children[0]
+            text = title.astext()
+            if text.strip().lower() in ("appendices", "appendix"):
+                appendix_part = part
+                holder = part.parent.parent
+                holder.parent.insert(holder.parent.index(holder),
+                                     nodes.raw("", "\\appendix\n", format="latex"))
+            short = re.sub(r"^Part\s+[IVXLC\d]+\s*[:.]\s*", "", text)
+            if short != text:
+                title.children = [nodes.Text(short)]
+        solutions = [n for n in self.document.findall(nodes.Element) if type(n).__name__ == "solution_node"]
+        if not solutions or appendix_part is None:
             return
-        self.document["book_pdf_solutions_moved"] = True
-        appendix = nodes.section(ids=["book-pdf-solutions"], names=["solutions to the exercises"])
-        appendix += nodes.title(text="Solutions to the exercises")
-        appendix += nodes.paragraph(text=(
-            "The solutions of every chapter's exercises, in the order of the book. The student "
-            "edition leaves them out."))
+        chapter = nodes.section(ids=["book-pdf-solutions"], names=["solutions to the exercises"])
+        chapter += nodes.title(text="Solutions to the exercises")
+        chapter += nodes.paragraph(text=(
+            "The solutions to every chapter's exercises, in the order of the book; each names its "
+            "exercise. The student edition of the book leaves them out."))
         for solution in solutions:
             solution.parent.remove(solution)
-            appendix += solution
-        sections[-1].parent.insert(sections[-1].parent.index(sections[-1]), appendix)
+            chapter += solution
+        appendix_part += chapter
 
 
 def add_pdf_download(app, pagename, templatename, context, doctree) -> None:
@@ -130,5 +149,6 @@ def add_pdf_download(app, pagename, templatename, context, doctree) -> None:
 def setup(app):
     app.add_config_value("book_pdf_name", "learning-attention-provably.pdf", "html")
     app.add_post_transform(DropWidgetOutputs)
+    app.add_post_transform(BookStructure)
     app.connect("html-page-context", add_pdf_download, priority=502)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
