@@ -168,6 +168,12 @@ def test_widget_outputs_are_replaced_by_a_note():
                   for o in c.get("outputs", []) if is_widget_output(o.get("data", {})))
     assert "interactive(children" not in text and "VBox(children" not in text
     assert text.count("Interactive figure: move its controls in the web edition") == widgets
+    # Each note sends the reader to the page of its own chapter.
+    linked = re.findall(r"/(book/\w+)\.html", "".join(text.split()))
+    want = [d for d in toc_docnames() if is_chapter(d)
+            for c in json.loads(source(d).read_text())["cells"] if c["cell_type"] == "code"
+            for o in c.get("outputs", []) if is_widget_output(o.get("data", {}))]
+    assert [d for d in linked if d in want or d == "book/intro"] == want
 
 
 @pytest.mark.parametrize("raw", ["{prf:", ":::", "$$", "```", "{solution}", "{exercise}", "\ufffd"])

@@ -68,10 +68,7 @@ class DropWidgetOutputs(SphinxPostTransform):
             mimes = {child.get("mime_type", ""): child.astext() for child in bundle.children}
             if not is_widget_output(mimes):
                 continue
-            docname = self.env.docname if hasattr(self.env, "docname") else ""
-            source = bundle.get("source") or ""
-            match = re.search(r"(book/[^/\s]+?)\.(ipynb|md)", str(source))
-            page = match.group(1) if match else docname
+            page = _docname(bundle)  # the chapter's file scope in the assembled book
             url = web_url(self.config)
             note = nodes.paragraph(classes=["widget-note"])
             note += nodes.emphasis(text="Interactive figure: move its controls in the web edition")
@@ -115,6 +112,7 @@ class BookStructure(SphinxPostTransform):
             short = re.sub(r"^Part\s+[IVXLC\d]+\s*[:.]\s*", "", text)
             if short != text:
                 title.children = [nodes.Text(short)]
+        self.label_exercises()
         solutions = [n for n in self.document.findall(nodes.Element) if type(n).__name__ == "solution_node"]
         if not solutions or appendix_part is None:
             return
@@ -124,9 +122,38 @@ class BookStructure(SphinxPostTransform):
             "The solutions to every chapter's exercises, in the order of the book; each names its "
             "exercise. The student edition of the book leaves them out."))
         for solution in solutions:
+            # Kept inside its chapter's file scope, so its links to that chapter still resolve.
+            scope = addnodes.start_of_file(docname=_docname(solution))
             solution.parent.remove(solution)
-            chapter += solution
+            scope += solution
+            chapter += scope
         appendix_part += chapter
+
+    def label_exercises(self) -> None:
+        """Give each numbered exercise the LaTeX label that references to it use.
+
+        sphinx-exercise 1.2.1 labels an exercise ``exercise:<label>`` but writes references as
+        ``<docname>:<label>``, so "Exercise ??" stood wherever another page cites an exercise.
+        """
+        for node in list(self.document.findall(nodes.Element)):
+            if type(node).__name__ != "exercise_enumerable_node" or not node.get("label"):
+                continue
+            titles = [c for c in node.children if isinstance(c, nodes.title)]
+            number = re.search(r"Exercise\s+(\d+(?:\.\d+)*)", titles[0].astext() if titles else "")
+            label = f"{_docname(node)}:{node['label']}"
+            text = number.group(1) if number else ""
+            raw = ("{\\phantomsection\\expandafter\\def\\csname @currentlabel\\endcsname{%s}"
+                   "\\label{\\detokenize{%s}}}\n" % (text, label))
+            node.parent.insert(node.parent.index(node), nodes.raw("", raw, format="latex"))
+
+
+def _docname(node) -> str:
+    """The page a node of the assembled book came from."""
+    while node is not None:
+        if isinstance(node, addnodes.start_of_file):
+            return node.get("docname", "")
+        node = node.parent
+    return ""
 
 
 def add_pdf_download(app, pagename, templatename, context, doctree) -> None:
