@@ -34,6 +34,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import student_edition  # noqa: E402
 
 TOOLS = ("xelatex", "latexmk")
+#: Like the HTML build in .ci/run, any Sphinx warning of the LaTeX build fails it.
+STRICT = ("-W", "--keep-going")
 
 
 def missing_tools() -> list[str]:
@@ -64,11 +66,11 @@ def build(student: bool) -> Path:
             yaml.safe_dump(student_edition.student_config(), f, sort_keys=False, allow_unicode=True)
             config = f.name
         command = ["jupyter-book", "build", str(student_edition.SOURCE), "--config", config,
-                   "--path-output", str(student_edition.OUTPUT), "--builder", "pdflatex"]
+                   "--path-output", str(student_edition.OUTPUT), "--builder", "pdflatex", *STRICT]
         output = student_edition.OUTPUT / "_build"
     else:
         config = None
-        command = ["jupyter-book", "build", str(ROOT), "--builder", "pdflatex"]
+        command = ["jupyter-book", "build", str(ROOT), "--builder", "pdflatex", *STRICT]
         output = ROOT / "_build"
     try:
         done = subprocess.run(command)

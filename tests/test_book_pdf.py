@@ -176,11 +176,11 @@ def test_widget_outputs_are_replaced_by_a_note():
     assert [d for d in linked if d in want or d == "book/intro"] == want
 
 
-@pytest.mark.parametrize("raw", ["{prf:", ":::", "$$", "```", "{solution}", "{exercise}", "\ufffd"])
+@pytest.mark.parametrize("raw", ["{prf:", ":::", "$$", "```", "{solution}", "{exercise}", "\ufffd", "??"])
 def test_no_raw_markup_in_the_pdf(raw):
     require_pdf()
     hits = [n + 1 for n, page in enumerate(pages()) if raw in page]
-    assert not hits, f"raw {raw!r} on pages {hits[:10]}"
+    assert not hits, f"raw {raw!r} on pages {hits[:10]} ('??' is an unresolved reference)"
 
 
 def test_no_missing_glyphs_and_nothing_much_wider_than_the_text():
