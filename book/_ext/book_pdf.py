@@ -62,13 +62,14 @@ class DropWidgetOutputs(SphinxPostTransform):
     builders = ("latex",)
 
     def run(self, **kwargs: Any) -> None:
+        where = _docnames(self.document)
         for bundle in list(self.document.findall(nodes.container)):
             if bundle.get("nb_element") != "mime_bundle":
                 continue
             mimes = {child.get("mime_type", ""): child.astext() for child in bundle.children}
             if not is_widget_output(mimes):
                 continue
-            page = _docname(bundle)  # the chapter's file scope in the assembled book
+            page = where.get(id(bundle), "")  # the chapter's file scope in the assembled book
             url = web_url(self.config)
             note = nodes.paragraph(classes=["widget-note"])
             note += nodes.emphasis(text="Interactive figure: move its controls in the web edition")
@@ -112,7 +113,8 @@ class BookStructure(SphinxPostTransform):
             short = re.sub(r"^Part\s+[IVXLC\d]+\s*[:.]\s*", "", text)
             if short != text:
                 title.children = [nodes.Text(short)]
-        self.label_exercises()
+        where = _docnames(self.document)
+        self.label_exercises(where)
         solutions = [n for n in self.document.findall(nodes.Element) if type(n).__name__ == "solution_node"]
         if not solutions or appendix_part is None:
             return
@@ -123,13 +125,13 @@ class BookStructure(SphinxPostTransform):
             "exercise. The student edition of the book leaves them out."))
         for solution in solutions:
             # Kept inside its chapter's file scope, so its links to that chapter still resolve.
-            scope = addnodes.start_of_file(docname=_docname(solution))
+            scope = addnodes.start_of_file(docname=where.get(id(solution), ""))
             solution.parent.remove(solution)
             scope += solution
             chapter += scope
         appendix_part += chapter
 
-    def label_exercises(self) -> None:
+    def label_exercises(self, where: dict[int, str]) -> None:
         """Give each numbered exercise the LaTeX label that references to it use.
 
         sphinx-exercise 1.2.1 labels an exercise ``exercise:<label>`` but writes references as
@@ -140,20 +142,31 @@ class BookStructure(SphinxPostTransform):
                 continue
             titles = [c for c in node.children if isinstance(c, nodes.title)]
             number = re.search(r"Exercise\s+(\d+(?:\.\d+)*)", titles[0].astext() if titles else "")
-            label = f"{_docname(node)}:{node['label']}"
+            label = f"{where.get(id(node), '')}:{node['label']}"
             text = number.group(1) if number else ""
             raw = ("{\\phantomsection\\expandafter\\def\\csname @currentlabel\\endcsname{%s}"
                    "\\label{\\detokenize{%s}}}\n" % (text, label))
             node.parent.insert(node.parent.index(node), nodes.raw("", raw, format="latex"))
 
 
-def _docname(node) -> str:
-    """The page a node of the assembled book came from."""
-    while node is not None:
-        if isinstance(node, addnodes.start_of_file):
-            return node.get("docname", "")
-        node = node.parent
-    return ""
+def _docnames(document) -> dict[int, str]:
+    """id(node) -> the page each node of the assembled book came from.
+
+    Found by walking down from the root along ``children`` (what the LaTeX writer follows):
+    sphinx-jupyterbook-latex re-creates some nodes, and their descendants' ``parent`` links
+    then lead to a detached copy, not to the ``start_of_file`` the node sits in.
+    """
+    found: dict[int, str] = {}
+
+    def walk(element, docname):
+        if isinstance(element, addnodes.start_of_file):
+            docname = element.get("docname", docname)
+        found[id(element)] = docname
+        for child in getattr(element, "children", ()):
+            walk(child, docname)
+
+    walk(document, "")
+    return found
 
 
 def add_pdf_download(app, pagename, templatename, context, doctree) -> None:
