@@ -6,8 +6,8 @@ Loaded through ``_config.yml`` for every build; each part acts only where it bel
   its ``text/plain`` form (``interactive(children=(FloatSlider(...``), so every output bundle
   that :func:`is_widget_output` recognises (an ipywidgets view, or HTML that needs a script,
   such as a precomputed-frames player) is replaced by a one-line note that points to the page
-  of the web edition. The static figure the chapter draws above each widget is an ordinary
-  image output and stays. ``tests/test_book_pdf.py`` counts figures with the same function.
+  of the web edition. The static figure a chapter draws above a widget is an ordinary
+  image output and stays (not every widget has one: chapter 11 reuses chapter 10's). ``tests/test_book_pdf.py`` counts figures with the same function.
 - Solutions (LaTeX builder, full edition). They move out of the chapters into an appendix
   "Solutions to the exercises", each under a heading naming its exercise, so a printed
   chapter does not give its answers away on the same page. The student edition has none
@@ -77,7 +77,7 @@ class DropWidgetOutputs(SphinxPostTransform):
                 target = f"{url}{page}.html"
                 note += nodes.Text(", ")
                 note += nodes.reference(target, target, refuri=target)
-            note += nodes.Text(". The figure above shows its default setting.")
+            note += nodes.Text(".")
             bundle.replace_self(note)
 
 
