@@ -242,3 +242,14 @@ def test_html_links_the_pdf_from_the_download_menu():
     target = (HTML / "book" / match.group(1)).resolve()
     assert target.is_file(), f"the download menu links {match.group(1)}, which is not in _build/html"
     assert target.read_bytes() == PDF.read_bytes()
+
+
+def test_warning_boxes_print_as_warnings():
+    """Part III's "the book's reconstruction" notices (``:class: warning``) stand out in print."""
+    require_pdf()
+    tex = (PDF.parent / "book.tex").read_text()
+    warnings = sum(len(re.findall(r"^(`{3,}|:{3,})\{admonition\}[^\n]*\n:class:[^\n]*\bwarning\b", markdown(d), re.M))
+                   for d in toc_docnames())
+    assert warnings >= 3, f"only {warnings} warning admonitions in the sources"
+    assert tex.count(r"\begin{sphinxadmonition}{warning}") >= warnings
+    assert "reconstruction" in squash("\n".join(pages()))

@@ -12,6 +12,8 @@ Loaded through ``_config.yml`` for every build; each part acts only where it bel
   "Solutions to the exercises", each under a heading naming its exercise, so a printed
   chapter does not give its answers away on the same page. The student edition has none
   (``hide_solutions``).
+- Warning boxes (LaTeX builder). A generic admonition with ``:class: warning`` prints as a
+  warning, not as a note (Part III's reconstruction notices).
 - Download button (HTML builder). The theme's download menu gets a "Book (PDF)" entry that
   points at ``book_pdf_name`` at the root of the site, where ``scripts/book_pdf.py`` copies the
   built PDF.
@@ -169,6 +171,28 @@ def _docnames(document) -> dict[int, str]:
     return found
 
 
+#: Classes of a generic ``{admonition}`` that Sphinx's LaTeX writer can style as their own kind.
+_KINDS = ("warning", "caution", "danger", "attention", "important", "error", "hint", "tip")
+
+
+def visit_admonition(self, node) -> None:
+    """A generic admonition in LaTeX, typed by its class (Sphinx always types it "note").
+
+    Part III's ":class: warning" boxes ("the book's reconstruction of the idea") then print in
+    the warning style set by ``sphinxsetup`` in ``_config.yml``, distinct from notes.
+    """
+    kind = next((c for c in node.get("classes", []) if c in _KINDS), "note")
+    self.body.append("\n\\begin{sphinxadmonition}{%s}" % kind)
+    self.no_latex_floats += 1
+    if self.table:
+        self.table.has_problematic = True
+
+
+def depart_admonition(self, node) -> None:
+    self.body.append("\\end{sphinxadmonition}\n")
+    self.no_latex_floats -= 1
+
+
 def add_pdf_download(app, pagename, templatename, context, doctree) -> None:
     """Add the book's PDF to the theme's download menu."""
     name = app.config.book_pdf_name
@@ -190,5 +214,6 @@ def setup(app):
     app.add_config_value("book_pdf_name", "learning-attention-provably.pdf", "html")
     app.add_post_transform(DropWidgetOutputs)
     app.add_post_transform(BookStructure)
+    app.add_node(nodes.admonition, override=True, latex=(visit_admonition, depart_admonition))
     app.connect("html-page-context", add_pdf_download, priority=502)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
