@@ -230,6 +230,12 @@ def test_student_pdf_has_the_exercises_but_no_solution():
     exercises = sum(len(re.findall(r"\{exercise\}", markdown(d))) for d in toc_docnames())
     assert len(set(re.findall(r"Exercise \d+\.\d+\.\d+", text))) >= exercises
     assert "student edition" in text
+    html = STUDENT_PDF.parents[1] / "html"
+    if (html / "book" / "ch01_attention.html").exists():   # its download menu links its own PDF
+        page = (html / "book" / "ch01_attention.html").read_text()
+        match = re.search(r'href="([^"]+\.pdf)"[^>]*>(?:(?!</a>).)*Book \(PDF\)', page, re.S)
+        assert match, "no 'Book (PDF)' entry in the student edition's download menu"
+        assert (html / "book" / match.group(1)).resolve().read_bytes() == STUDENT_PDF.read_bytes()
 
 
 def test_html_links_the_pdf_from_the_download_menu():
