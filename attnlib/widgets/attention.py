@@ -29,14 +29,15 @@ def attention_explorer(X, heads: Heads, *, kind: str = "softmax", causal: bool =
     examples : int, default 1
         How many of the sequences the precomputed frames offer (all of them with ``live=True``).
     live : bool, default False
-        False: 9 x 2 x 2 x ``examples`` frames drawn now, switched in the browser
-        without a kernel. True: redraw through the kernel for any c and example.
+        False: 9 multipliers x 2 kinds x ``examples`` frames, drawn now at the
+        given ``causal`` and switched in the browser without a kernel. True:
+        redraw through the kernel for any c, mask and example.
 
     Returns
     -------
     FrameExplorer or ipywidgets.interactive
-        Controls: the multiplier c of every Theta_i (as log10 c), the kind, the
-        causal mask, and the example shown. The picture is
+        Controls: the multiplier c of every Theta_i (as log10 c) and the kind;
+        live, also the causal mask and the example shown. The picture is
         :func:`attnlib.viz.attention.plot_attention_maps`.
     """
     heads = as_heads(heads)
@@ -54,6 +55,8 @@ def attention_explorer(X, heads: Heads, *, kind: str = "softmax", causal: bool =
                           live=widgets.FloatSlider(value=0.0, min=-2.0, max=2.0, step=0.1, description="log10 c",
                                                    continuous_update=False)),
         "kind": toggle("kind", KINDS, kind),
-        "causal": toggle("causal", (False, True), causal),
-        "example": slider("example", tuple(range(shown)), 0),
-    }, live=live, max_frames=72)
+        "causal": toggle("causal", (causal,) if not live else (False, True), causal),
+        "example": slider("example", tuple(range(shown)), 0,
+                          live=widgets.IntSlider(value=0, min=0, max=X3.shape[0] - 1, description="example",
+                                                 continuous_update=False)),
+    }, live=live)
