@@ -75,9 +75,10 @@ class Control:
         What the control shows for each value (default ``format(value, "g")`` for
         numbers, ``str`` otherwise).
     kind : {"slider", "toggle", "dropdown"}
-    live : ipywidgets.ValueWidget, optional
-        The control used with ``live=True`` (e.g. a finer ``FloatSlider``);
-        default a selection widget over ``values``.
+    live : callable returning an ipywidgets.ValueWidget, optional
+        Makes the control used with ``live=True`` (e.g. a finer ``FloatSlider``);
+        default a selection widget over ``values``. A factory, so that the
+        precomputed version saves no unused widget in the notebook.
     """
 
     description: str
@@ -247,7 +248,11 @@ def explorer(draw, controls: dict, *, live: bool = False, max_frames: int = MAX_
     if live:
         live_widgets = {}
         for name, control in controls.items():
-            live_widgets[name] = control.live if control.live is not None else control.widget(continuous_update=False)
+            live = control.live
+            if live is None:
+                live_widgets[name] = control.widget(continuous_update=False)
+            else:
+                live_widgets[name] = live if isinstance(live, widgets.Widget) else live()
         return interactive(draw, **live_widgets)
     size = 1
     for control in controls.values():
@@ -263,12 +268,12 @@ def explorer(draw, controls: dict, *, live: bool = False, max_frames: int = MAX_
         raise ValueError(f"an explorer needs a control with two or more values; received {list(controls)}")
     selectors = {controls[name].description: controls[name].widget() for name in names}
     shared: dict[bytes, widgets.Image] = {}
+    layout = widgets.Layout(max_width="100%", height="auto")  # one model shared by every frame
     grid, images = [], []
     for point in itertools.product(*(controls[name].values for name in names)):
         png = _render(draw, {**fixed, **dict(zip(names, point, strict=True))})
         if png not in shared:
-            shared[png] = widgets.Image(value=png, format="png",
-                                        layout=widgets.Layout(max_width="100%", height="auto"))
+            shared[png] = widgets.Image(value=png, format="png", layout=layout)
         grid.append(point)
         images.append(shared[png])
 

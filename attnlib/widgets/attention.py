@@ -52,11 +52,11 @@ def attention_explorer(X, heads: Heads, *, kind: str = "softmax", causal: bool =
 
     return explorer(draw, {
         "log10_c": slider("log10 c", LOG10_C, 0.0,
-                          live=widgets.FloatSlider(value=0.0, min=-2.0, max=2.0, step=0.1, description="log10 c",
+                          live=lambda: widgets.FloatSlider(value=0.0, min=-2.0, max=2.0, step=0.1, description="log10 c",
                                                    continuous_update=False)),
         "kind": toggle("kind", KINDS, kind),
         "causal": toggle("causal", (causal,) if not live else (False, True), causal),
         "example": slider("example", tuple(range(shown)), 0,
-                          live=widgets.IntSlider(value=0, min=0, max=X3.shape[0] - 1, description="example",
+                          live=lambda: widgets.IntSlider(value=0, min=0, max=X3.shape[0] - 1, description="example",
                                                  continuous_update=False)),
     }, live=live)

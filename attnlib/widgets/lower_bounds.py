@@ -50,8 +50,8 @@ def spectrum_explorer(d: int = 6, s: int = 2, *, rng=None, live: bool = False):
 
     return explorer(draw, {
         "d": slider("d", (d,), d,
-                    live=widgets.IntSlider(value=d, min=2, max=MAX_D, description="d", continuous_update=False)),
+                    live=lambda: widgets.IntSlider(value=d, min=2, max=MAX_D, description="d", continuous_update=False)),
         "s": slider("s", tuple(range(1, d)), s,
-                    live=widgets.IntSlider(value=s, min=1, max=MAX_D - 1, description="s (d - 1 at most)",
+                    live=lambda: widgets.IntSlider(value=s, min=1, max=MAX_D - 1, description="s (d - 1 at most)",
                                            continuous_update=False, style={"description_width": "initial"})),
     }, live=live)

@@ -44,7 +44,7 @@ def head_spectrum_explorer(*, rng=None, live: bool = False):
     return explorer(draw, {
         "d": slider("d", (2, 3, 4, 5, 6), 3),
         "m": slider("heads m", (1, 2, 4, 8, 16), 1,
-                    live=widgets.IntSlider(value=1, min=1, max=16, description="heads m", continuous_update=False)),
+                    live=lambda: widgets.IntSlider(value=1, min=1, max=16, description="heads m", continuous_update=False)),
     }, live=live)
 
 
@@ -70,9 +70,9 @@ def sample_size_explorer(*, rng=None, live: bool = False):
 
     return explorer(draw, {
         "d": slider("d", (2, 3, 4), 3,
-                    live=widgets.IntSlider(value=3, min=2, max=5, description="d", continuous_update=False)),
+                    live=lambda: widgets.IntSlider(value=3, min=2, max=5, description="d", continuous_update=False)),
         "log10_noise": slider("log10 noise", (-8.0, -3.0, -2.0, -1.0), -8.0, labels=("none", "-3", "-2", "-1"),
-                              live=widgets.FloatSlider(value=-8.0, min=-8.0, max=0.0, step=0.5,
+                              live=lambda: widgets.FloatSlider(value=-8.0, min=-8.0, max=0.0, step=0.5,
                                                        description="log10 noise", continuous_update=False)),
     }, live=live)
 
@@ -100,9 +100,9 @@ def identifiability_explorer(*, rng=None, live: bool = False):
 
     return explorer(draw, {
         "log10_steps": slider("log10 steps", (1.0, 2.0, 3.0, 4.0), 3.0,
-                              live=widgets.FloatSlider(value=3.0, min=1.0, max=5.0, step=0.5,
+                              live=lambda: widgets.FloatSlider(value=3.0, min=1.0, max=5.0, step=0.5,
                                                        description="log10 steps", continuous_update=False)),
         "log2_N": slider("log2 N", (10, 12), 12,
-                         live=widgets.IntSlider(value=12, min=9, max=14, description="log2 N",
+                         live=lambda: widgets.IntSlider(value=12, min=9, max=14, description="log2 N",
                                                 continuous_update=False)),
     }, live=live)

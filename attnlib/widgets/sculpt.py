@@ -49,10 +49,10 @@ def single_head_explorer(*, d: int = 6, n: int = 4, rng=None, live: bool = False
 
     ds = tuple(sorted({4, 6, 8, d}))
     return explorer(draw, {
-        "d": slider("d", ds, d, live=_slider(d, 2, 8, 1, "d", integer=True)),
-        "n": slider("n (<= d)", (n,), n, live=_slider(n, 2, 8, 1, "n (<= d)", integer=True)),
-        "scale": slider("|Theta|", (1.0, 2.0, 4.0, 8.0), 2.0, live=_slider(2.0, 0.5, 8.0, 0.5, "|Theta|")),
-        "largest": slider("largest N", (200,), 200, live=_slider(200, 20, 400, 20, "largest N", integer=True)),
+        "d": slider("d", ds, d, live=lambda: _slider(d, 2, 8, 1, "d", integer=True)),
+        "n": slider("n (<= d)", (n,), n, live=lambda: _slider(n, 2, 8, 1, "n (<= d)", integer=True)),
+        "scale": slider("|Theta|", (1.0, 2.0, 4.0, 8.0), 2.0, live=lambda: _slider(2.0, 0.5, 8.0, 0.5, "|Theta|")),
+        "largest": slider("largest N", (200,), 200, live=lambda: _slider(200, 20, 400, 20, "largest N", integer=True)),
     }, live=live)
 
 
@@ -74,7 +74,7 @@ def body_explorer(X, Y, heads: Heads, sum_W, *, live: bool = False):
     sizes = tuple(int(v) for v in np.unique(np.geomspace(min(50, N), N, 8).round(-1).astype(int).clip(1, N)))
     start = min(sizes, key=lambda v: abs(v - 1000))
     return explorer(draw, {"examples": slider("examples", sizes, start,
-                                              live=_slider(min(N, 1000), 50, N, 50, "examples", integer=True))},
+                                              live=lambda: _slider(min(N, 1000), 50, N, 50, "examples", integer=True))},
                     live=live)
 
 
@@ -97,8 +97,8 @@ def slice_explorer(*, d: int = 4, n: int = 3, N: int = 3000, rng=None, live: boo
                                                title=f"|Theta_i| = {scale:g}, shared = {shared:g}")
 
     return explorer(draw, {
-        "scale": slider("|Theta_i|", (0.5, 2.0, 8.0), 2.0, live=_slider(4.0, 0.5, 10.0, 0.5, "|Theta_i|")),
-        "shared": slider("shared", (0.0, 0.8), 0.8, live=_slider(0.8, 0.0, 0.95, 0.05, "shared")),
+        "scale": slider("|Theta_i|", (0.5, 2.0, 8.0), 2.0, live=lambda: _slider(4.0, 0.5, 10.0, 0.5, "|Theta_i|")),
+        "shared": slider("shared", (0.0, 0.8), 0.8, live=lambda: _slider(0.8, 0.0, 0.95, 0.05, "shared")),
     }, live=live)
 
 
@@ -106,8 +106,8 @@ def report_explorer(*, d: int = 4, n: int = 3, m: int = 2, rng=None, live: bool 
     """Per-phase diagnostics of one run of :func:`attnlib.sculpt.learn` on a fresh planted instance.
 
     Controls: the sharpness, the shared component, the number of examples and
-    the seed (frames: two shared components x two seeds, the rest fixed; every
-    frame is a whole run). The picture is :func:`attnlib.viz.sculpt.plot_phase_report`.
+    the seed (frames: two shared components x 500 or 3000 examples, the rest
+    fixed; every frame is a whole run). The picture is :func:`attnlib.viz.sculpt.plot_phase_report`.
     """
     d, n, m = check_positive_int("d", d), check_positive_int("n", n), check_positive_int("m", m)
     base = int(check_rng(rng).integers(2**31))
@@ -127,8 +127,9 @@ def report_explorer(*, d: int = 4, n: int = 3, m: int = 2, rng=None, live: bool 
         return viz.plot_phase_report(diag, title=title)
 
     return explorer(draw, {
-        "scale": slider("|Theta_i|", (4.0,), 4.0, live=_slider(4.0, 1.0, 10.0, 0.5, "|Theta_i|")),
-        "shared": slider("shared", (0.0, 0.6), 0.6, live=_slider(0.6, 0.0, 0.95, 0.05, "shared")),
-        "examples": slider("examples", (3000,), 3000, live=_slider(3000, 500, 6000, 500, "examples", integer=True)),
-        "seed": slider("seed", (0, 1), 0, live=_slider(0, 0, 20, 1, "seed", integer=True)),
+        "scale": slider("|Theta_i|", (4.0,), 4.0, live=lambda: _slider(4.0, 1.0, 10.0, 0.5, "|Theta_i|")),
+        "shared": slider("shared", (0.0, 0.6), 0.6, live=lambda: _slider(0.6, 0.0, 0.95, 0.05, "shared")),
+        "examples": slider("examples", (500, 3000), 3000,
+                           live=lambda: _slider(3000, 500, 6000, 500, "examples", integer=True)),
+        "seed": slider("seed", (0,), 0, live=lambda: _slider(0, 0, 20, 1, "seed", integer=True)),
     }, live=live)

@@ -84,7 +84,7 @@ def test_equal_frames_share_one_image_and_single_values_are_held_fixed():
 
 def test_live_returns_the_kernel_driven_interactive():
     drawn = []
-    w = explorer(lambda a: drawn.append(a), {"a": slider("a", (0.5, 1.5), live=ipywidgets.FloatSlider(description="a"))},
+    w = explorer(lambda a: drawn.append(a), {"a": slider("a", (0.5, 1.5), live=lambda: ipywidgets.FloatSlider(description="a"))},
                  live=True)
     assert isinstance(w, ipywidgets.interactive)
     w.children[0].value = 0.25  # a value between the grid's: only the live version reaches it
