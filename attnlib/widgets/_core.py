@@ -29,7 +29,9 @@ Frames whose PNG bytes are equal (e.g. a control value clamped by another) share
 one ``Image`` model, which may sit in several stacks. Each frame is written as a
 256-colour palette PNG (quantised with Pillow), about a third of the RGBA size, so
 a chapter page with its frames stays within a few megabytes; ``max_frames``
-guards the budget.
+guards the budget. Frames are drawn once (no ``bbox_inches="tight"``, which draws
+twice) and cropped to the union of their ink, so the figure keeps its place as the
+controls move.
 """
 
 from __future__ import annotations
@@ -147,33 +149,60 @@ def dropdown(description: str, values, value=None, *, labels=None, live=None) ->
     return Control(description, tuple(values), value, labels, "dropdown", live)
 
 
-def png_bytes(figure, *, colors: int = 256) -> bytes:
-    """The figure as a palette PNG at its own dpi, as the inline backend draws it.
-
-    No ``bbox_inches="tight"``: it draws the figure twice, and the figures of
-    :mod:`attnlib.viz` already fit their canvas with constrained layout.
-    """
+def _rgb(figure):
+    """The figure rendered at its own dpi as a white-backed RGB PIL image."""
     from PIL import Image
 
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=figure.dpi, facecolor="white")
     buffer.seek(0)
-    image = Image.open(buffer).convert("RGB").quantize(colors=colors, method=Image.Quantize.MEDIANCUT)
+    return Image.open(buffer).convert("RGB")
+
+
+def _ink(image, pad: int = 4) -> tuple:
+    """The box (left, upper, right, lower) of the image's non-white pixels, padded."""
+    from PIL import Image, ImageChops
+
+    box = ImageChops.difference(image, Image.new("RGB", image.size, "white")).getbbox()
+    if box is None:
+        return (0, 0) + image.size
+    left, upper, right, lower = box
+    return (max(left - pad, 0), max(upper - pad, 0), min(right + pad, image.width), min(lower + pad, image.height))
+
+
+def _encode(image, colors: int = 256) -> bytes:
+    from PIL import Image
+
     out = io.BytesIO()
-    image.save(out, format="PNG", optimize=True)
+    image.quantize(colors=colors, method=Image.Quantize.MEDIANCUT).save(out, format="PNG", optimize=True)
     return out.getvalue()
 
 
-def _render(draw, values: dict) -> bytes:
+def png_bytes(figure, *, colors: int = 256) -> bytes:
+    """The figure as a palette PNG at its own dpi, cropped to its ink, as the inline backend draws it.
+
+    The crop replaces ``bbox_inches="tight"``, which draws the figure twice: the
+    drawing is most of a frame's cost.
+    """
+    image = _rgb(figure)
+    return _encode(image.crop(_ink(image)), colors)
+
+
+def _render(draw, values: dict):
     import matplotlib.pyplot as plt
 
     figure = draw(**values)
     if figure is None:
         raise TypeError(f"an explorer's draw function must return a matplotlib figure; received None for {values}")
     try:
-        return png_bytes(figure)
+        return _rgb(figure)
     finally:
         plt.close(figure)
+
+
+def _union(boxes) -> tuple:
+    boxes = list(boxes)
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
 class FrameExplorer(widgets.VBox):
@@ -270,8 +299,13 @@ def explorer(draw, controls: dict, *, live: bool = False, max_frames: int = MAX_
     shared: dict[bytes, widgets.Image] = {}
     layout = widgets.Layout(max_width="100%", height="auto")  # one model shared by every frame
     grid, images = [], []
-    for point in itertools.product(*(controls[name].values for name in names)):
-        png = _render(draw, {**fixed, **dict(zip(names, point, strict=True))})
+    points = list(itertools.product(*(controls[name].values for name in names)))
+    rendered = [_render(draw, {**fixed, **dict(zip(names, point, strict=True))}) for point in points]
+    # one crop for all frames (the union of their ink), so the figure does not jump as controls move
+    sizes = {image.size for image in rendered}
+    box = _union(_ink(image) for image in rendered) if len(sizes) == 1 else None
+    for point, image in zip(points, rendered, strict=True):
+        png = _encode(image.crop(box) if box else image.crop(_ink(image)))
         if png not in shared:
             shared[png] = widgets.Image(value=png, format="png", layout=layout)
         grid.append(point)
