@@ -49,7 +49,27 @@
       "Binder or Colab, or click Live Code, from the rocket menu at the top of the page.";
   }
 
+  // The manager typesets each control's label through MathJax 2's API (MathJax.Hub.Queue); the
+  // book loads MathJax 3, which has no Hub, so every label threw. Give MathJax 3 a Hub that
+  // forwards to its own typesetter, before the manager draws (it starts on the window's load
+  // event; the document turns "complete" just before, after MathJax has loaded).
+  function mathjaxHub() {
+    const mj = window.MathJax;
+    if (!mj || mj.Hub || typeof mj.typesetPromise !== "function") return;
+    mj.Hub = {
+      Queue: (...jobs) => {
+        for (const job of jobs) {
+          if (Array.isArray(job) && job[0] === "Typeset" && job[2]) mj.typesetPromise([job[2]]).catch(() => {});
+        }
+      },
+    };
+  }
+  document.addEventListener("readystatechange", () => {
+    if (document.readyState === "complete") mathjaxHub();
+  });
+
   document.addEventListener("DOMContentLoaded", () => {
+    mathjaxHub();
     const state = widgetState();
     for (const view of document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')) {
       let id = "";
