@@ -87,16 +87,21 @@
   // their own; give them the control's description, and each frame an alt text.
   function nameControls(root) {
     for (const box of root.querySelectorAll(".attnlib-frames")) {
-      for (const control of box.querySelectorAll(".widget-inline-hbox, .widget-hbox")) {
+      for (const control of box.querySelectorAll(".widget-inline-hbox, .widget-hbox, .widget-toggle-buttons, .widget-dropdown")) {
         const label = control.querySelector(":scope > .widget-label, :scope > label");
         const name = label && label.textContent.trim();
         if (!name) continue;
-        control.querySelectorAll(".noUi-handle, [role='slider']").forEach((h) => h.setAttribute("aria-label", name));
-        control.querySelectorAll(".widget-toggle-buttons").forEach((g) => {
-          g.setAttribute("role", "group");
-          g.setAttribute("aria-label", name);
+        control.querySelectorAll(".noUi-handle, [role='slider']").forEach((h) => {
+          if (h.getAttribute("aria-label") !== name) h.setAttribute("aria-label", name);
         });
-        control.querySelectorAll("select").forEach((s) => s.setAttribute("aria-label", name));
+        const inside = (selector) => [control, ...control.querySelectorAll(selector)].filter((e) => e.matches(selector));
+        inside(".widget-toggle-buttons").forEach((g) => {
+          if (g.getAttribute("aria-label") !== name) {
+            g.setAttribute("role", "group");
+            g.setAttribute("aria-label", name);
+          }
+        });
+        control.querySelectorAll("select:not([aria-label])").forEach((s) => s.setAttribute("aria-label", name));
       }
       box.querySelectorAll("img:not([alt])").forEach((img) =>
         img.setAttribute("alt", "The figure for the values chosen with the controls above (a precomputed frame)."));

@@ -10,7 +10,9 @@ Every chapter page is opened in Chromium with every request to another host bloc
 - checks that the figure shown changed: the source of the visible frame (each frame is
   its own image), or else a hash of the pixels of the widget's figure (a widget whose
   figure does not change fails);
-- checks that the note under it names every control.
+- checks that the note under it names every control, and that every control has an
+  accessible name (``_static/widgets.js`` gives the slider handle and the button group
+  the control's description);
 
 Before/after screenshots of the first widget of each chapter are saved in
 ``_build/screenshots/widgets/``, and ``_build/screenshots/widgets.txt`` (and ``.json``) list
@@ -90,6 +92,8 @@ CONTROLS = r"""(box) => [...box.querySelectorAll(".widget-slider, .widget-toggle
     kind: c.classList.contains("widget-slider") ? "slider"
         : c.classList.contains("widget-toggle-buttons") ? "toggle" : "dropdown",
     name: (c.querySelector(".widget-label") || {}).textContent || "",
+    accessible: (c.querySelector("[role='slider'][aria-label]") || {}).ariaLabel || c.getAttribute("aria-label")
+                || (c.querySelector("select[aria-label]") || {}).ariaLabel || "",
   }))"""
 
 
@@ -151,6 +155,8 @@ def test_every_widget_moves_offline(docname, site, browser, report):
             if not controls:
                 problems.append(f"widget {index} rendered no controls")
                 continue
+            problems += [f"widget {index}: control {c['name']!r} has no accessible name (aria-label)"
+                         for c in controls if not c["accessible"].strip()]
             if index == 0:
                 WIDGETS.mkdir(parents=True, exist_ok=True)
                 box.screenshot(path=str(WIDGETS / f"{Path(docname).name}-before.png"))

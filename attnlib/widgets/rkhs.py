@@ -80,7 +80,7 @@ def sample_size_explorer(*, rng=None, live: bool = False):
 def identifiability_explorer(*, rng=None, live: bool = False):
     """The associative-memory sweep with the solver's budget and the data size on sliders.
 
-    ``live=False`` (default) precomputes four budgets x two data sizes and
+    ``live=False`` (default) precomputes three budgets x two data sizes and
     switches frames in the browser; ``live=True`` redraws through the kernel.
 
     Returns
@@ -99,7 +99,7 @@ def identifiability_explorer(*, rng=None, live: bool = False):
         return viz.plot_identifiability(sweep)
 
     return explorer(draw, {
-        "log10_steps": slider("log10 steps", (1.0, 2.0, 3.0, 4.0), 3.0,
+        "log10_steps": slider("log10 steps", (1.0, 2.0, 3.0), 3.0,
                               live=lambda: widgets.FloatSlider(value=3.0, min=1.0, max=5.0, step=0.5,
                                                        description="log10 steps", continuous_update=False)),
         "log2_N": slider("log2 N", (10, 12), 12,

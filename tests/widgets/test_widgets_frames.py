@@ -202,3 +202,73 @@ def test_head_spectrum_and_body_explorers(cheap):
     sizes = [v for _, v in w.controls["examples"].options]
     assert sizes == sorted(sizes) and sizes[0] == 50 and sizes[-1] == 400 and len(sizes) >= 5
     assert [kw["titles"][0].split(":")[0] for _, kw in cheap] == [f"N = {n}" for n in sizes]
+
+
+# --------------------------------------------------------------------------- the executed chapters
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
+CHAPTERS = sorted((ROOT / "book").glob("ch*.ipynb"))
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def _children(state, model_id):
+    return [str(c).removeprefix("IPY_MODEL_") for c in state[model_id]["state"].get("children", [])]
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])
+def test_chapter_saves_every_explorer_with_its_frames_and_links(path):
+    """What nbval cannot compare (the frames' bytes), asserted as structure: the page draws from this state."""
+    import json
+
+    nb = json.loads(path.read_text())
+    state = nb["metadata"].get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    views = [o["data"][WIDGET_VIEW]["model_id"] for c in nb["cells"] if c["cell_type"] == "code"
+             for o in c.get("outputs", []) if WIDGET_VIEW in o.get("data", {})]
+    assert views, f"{path.name} shows no widget"
+    links = [m["state"] for m in state.values() if m["model_name"] == "LinkModel"]
+    for view in views:
+        assert view in state, f"{path.name}: widget {view} is not in the saved widget state"
+        root = state[view]
+        assert root["model_name"] == "VBoxModel" and _core.FRAMES_CLASS in root["state"]["_dom_classes"]
+        panel, stack = _children(state, view)
+        controls = _children(state, panel)
+        assert controls and all(state[c]["model_name"].endswith(("SliderModel", "ToggleButtonsModel", "DropdownModel"))
+                                and state[c]["state"]["description"] for c in controls)
+        # walk the stacks level by level: every stack of level j is linked to control j
+        level, frames = [stack], set()
+        for control in controls:
+            assert all(state[s]["model_name"] == "StackModel" for s in level)
+            linked = {str(link["target"][0]).removeprefix("IPY_MODEL_") for link in links
+                      if str(link["source"][0]).removeprefix("IPY_MODEL_") == control}
+            assert set(level) <= linked, f"{path.name}: a stack is not linked to control {control}"
+            n = len(state[control]["state"]["_options_labels"])
+            assert all(len(_children(state, s)) == n for s in level)
+            level = [c for s in level for c in _children(state, s)]
+        assert all(state[f]["model_name"] == "ImageModel" and state[f].get("buffers") for f in level)
+        frames |= set(level)
+        assert len(frames) >= 2, f"{path.name}: an explorer with a single frame"
+
+
+def test_execute_notebooks_gives_widgets_stable_ids():
+    import importlib.util
+
+    import nbformat
+
+    spec = importlib.util.spec_from_file_location("execute_notebooks", ROOT / "scripts" / "execute_notebooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    a, b = "0" * 31 + "a", "f" * 31 + "b"
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["widgets"] = {WIDGET_STATE: {"state": {a: {"state": {"children": [f"IPY_MODEL_{b}"]}}, b: {"state": {}}}}}
+    nb.cells.append(nbformat.v4.new_code_cell("w", outputs=[nbformat.v4.new_output(
+        "execute_result", data={WIDGET_VIEW: {"model_id": a}}, execution_count=1)]))
+    one = module.stable_widget_ids(nb, "book/x.ipynb")
+    state = one.metadata["widgets"][WIDGET_STATE]["state"]
+    first, second = list(state)
+    assert a not in state and b not in state and len(first) == 32
+    assert state[first]["state"]["children"] == [f"IPY_MODEL_{second}"]
+    assert one.cells[0].outputs[0]["data"][WIDGET_VIEW]["model_id"] == first
+    # the same notebook made with other random ids gets the same ids back
+    again = nbformat.reads(nbformat.writes(nb).replace(a, "1" * 32).replace(b, "2" * 32), as_version=4)
+    assert nbformat.writes(module.stable_widget_ids(again, "book/x.ipynb")) == nbformat.writes(one)
