@@ -272,3 +272,14 @@ def test_execute_notebooks_gives_widgets_stable_ids():
     # the same notebook made with other random ids gets the same ids back
     again = nbformat.reads(nbformat.writes(nb).replace(a, "1" * 32).replace(b, "2" * 32), as_version=4)
     assert nbformat.writes(module.stable_widget_ids(again, "book/x.ipynb")) == nbformat.writes(one)
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])
+def test_colab_cell_enables_the_custom_widget_manager(path):
+    """ipywidgets 8 on Colab draws nothing unless the notebook turns on Colab's custom widget manager."""
+    import json
+
+    cells = json.loads(path.read_text())["cells"]
+    setup = "".join(next(c for c in cells if c["cell_type"] == "code")["source"])
+    branch = setup.split('if "google.colab" in sys.modules:', 1)[1].split("\n\n", 1)[0]
+    assert "output.enable_custom_widget_manager()" in branch, branch
