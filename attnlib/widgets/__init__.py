@@ -13,7 +13,7 @@ A chapter imports its explorers one way, ``from attnlib.widgets import rkhs as w
 Each builder draws its figure with the same function that draws the static
 figure in the book, at every point of a small grid of control values, and
 returns a widget whose controls switch between those frames in the browser, so
-it moves on the web page without a kernel (see :func:`attnlib.widgets._core.explorer`).
+it moves on the web page without a kernel (see ``attnlib.widgets._core.explorer``).
 ``live=True`` returns the kernel-driven ``ipywidgets.interactive`` instead.
 ipywidgets is imported here, not by ``import attnlib``.
 """

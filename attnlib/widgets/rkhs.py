@@ -1,7 +1,7 @@
 """Interactive explorers for Part II (chapters 3-5), built on :mod:`attnlib.viz.rkhs`.
 
 Each builder returns a widget whose frames are drawn by the same function that
-draws the static figure in the book (see :func:`attnlib.widgets._core.explorer`).
+draws the static figure in the book (see ``attnlib.widgets._core.explorer``).
 """
 
 from __future__ import annotations

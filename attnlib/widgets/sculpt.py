@@ -1,7 +1,7 @@
 """Interactive explorers for Part III, built on :mod:`attnlib.viz.sculpt`.
 
 Each builder returns a widget whose frames are drawn by the same function that
-draws the chapter's static figure (see :func:`attnlib.widgets._core.explorer`);
+draws the chapter's static figure (see ``attnlib.widgets._core.explorer``);
 ``live=True`` returns the kernel-driven ``interactive`` instead. ipywidgets is imported here,
 not by ``import attnlib``.
 """
