@@ -11,6 +11,14 @@ Two fixes, both found by ``tests/test_book_browser.py``:
   (``const THEBE_JS_URL = ...``) twice under Jupyter Book 1, so every page threw
   "Identifier 'THEBE_JS_URL' has already been declared" in the browser console
   (its filename is None once and "" once). Identical scripts are kept once per page.
+
+One fix found by ``tests/test_book_browser_a11y.py`` (axe-core):
+
+- Citations. docutils 0.19 writes the bibliography as ``<div role="list">`` holding
+  ``<div role="doc-biblioentry">`` entries. DPUB-ARIA 1.1 deprecated ``doc-biblioentry``, and
+  a list whose children are not list items is broken for screen readers (axe's critical
+  ``aria-required-children``, with ``aria-deprecated-role`` and ``aria-allowed-role``). The
+  entries become ``role="listitem"``: the list reads as a list of its references.
 """
 
 from __future__ import annotations
@@ -36,6 +44,12 @@ def drop_duplicate_scripts(app, pagename, templatename, context, doctree) -> Non
     context["script_files"] = unique
 
 
+def citations_as_list_items(app, pagename, templatename, context, doctree) -> None:
+    body = context.get("body")
+    if body and 'role="doc-biblioentry"' in body:
+        context["body"] = body.replace('role="doc-biblioentry"', 'role="listitem"')
+
+
 def inline_figures_in_kernels() -> None:
     backend = os.environ.get("MPLBACKEND", "")
     if backend and "inline" not in backend:
@@ -45,4 +59,5 @@ def inline_figures_in_kernels() -> None:
 def setup(app):
     inline_figures_in_kernels()
     app.connect("html-page-context", drop_duplicate_scripts, priority=900)
+    app.connect("html-page-context", citations_as_list_items)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
