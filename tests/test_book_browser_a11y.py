@@ -28,7 +28,7 @@ from collections import Counter
 
 import pytest
 from _browser import SHOTS, PlaywrightTimeout, Visit, browser, screenshot, site, wait_for_math  # noqa: F401 (fixtures)
-from _site import is_chapter, source, toc_docnames
+from _site import built, is_chapter, require_build, source, toc_docnames
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -136,6 +136,15 @@ def test_exceptions_name_real_pages_and_reasons():
         assert docname in DOCNAMES, f"exception for {docname!r}, which is not in _toc.yml"
         assert re.fullmatch(r"[a-z0-9-]+", rule), f"exception for {rule!r}: not an axe rule id"
         assert len(reason.split()) >= 5, f"exception for {docname} / {rule} needs a reason"
+
+
+@pytest.mark.parametrize("docname", DOCNAMES)
+def test_page_ids_are_unique(docname):
+    """An id names one element: labels, aria references and links resolve to it (book_web.py)."""
+    require_build()
+    ids = Counter(re.findall(r'\sid="([^"]+)"', built(docname).read_text(errors="replace")))
+    repeated = sorted(name for name, n in ids.items() if n > 1)
+    assert not repeated, f"{docname}: ids used more than once: {repeated[:10]}"
 
 
 # --------------------------------------------------------------------------- math
