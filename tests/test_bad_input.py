@@ -315,9 +315,11 @@ def _views():
     from attnlib.widgets import lower_bounds as widgets_lower_bounds
     from attnlib.widgets import rkhs as widgets_rkhs
     from attnlib.widgets import sculpt as widgets_sculpt
+    from attnlib.widgets import tasks as widgets_tasks
     from attnlib.widgets import training as widgets_training
 
     curve = {"a": [1.0, 0.5, 0.25]}
+    XB = boolean_inputs(120, 3, 4, rng=2)
     return [
         Spec(viz_training.plot_loss_curves, curve, kinds={"curves": "series", "logy": "flag"}),
         Spec(viz_training.plot_loss_along_line, [0.0, 0.5, 1.0], curve, kinds={"ts": "array", "losses": "series",
@@ -344,7 +346,10 @@ def _views():
         Spec(widgets_sculpt.report_explorer, kinds={"d": "size", "n": "size", "m": "size", "rng": "rng"}),
         Spec(widgets_sculpt.single_head_explorer, kinds={"d": "size", "n": "size", "rng": "rng"}),
         Spec(widgets_sculpt.slice_explorer, kinds={"d": "size", "n": "size", "N": "size", "rng": "rng"}),
-        Spec(widgets_lower_bounds.spectrum_explorer, kinds={"d": "size", "s": "size", "rng": "rng"}),
+        Spec(widgets_lower_bounds.spectrum_explorer, kinds={"d": "size", "s": "size", "rng": "rng", "live": "flag"}),
+        Spec(widgets_sculpt.body_explorer, XB, attention(XB, TEACHER), TEACHER, TEACHER.W.sum(0),
+             kinds={"X": "array", "Y": "array", "heads": "heads", "sum_W": "array", "live": "flag"}),
+        Spec(widgets_tasks.dfa_stepper, DFA, [0, 1, 1], kinds={"word": "intarray", "live": "flag"}),
     ]
 
 

@@ -43,6 +43,8 @@ from dataclasses import dataclass, field
 import ipywidgets as widgets
 from IPython.display import display
 
+from .._validation import check_flag
+
 #: default ceiling on the frames of one explorer; a chapter page should stay under ~6 MB
 MAX_FRAMES = 64
 
@@ -274,6 +276,7 @@ def explorer(draw, controls: dict, *, live: bool = False, max_frames: int = MAX_
     """
     if not isinstance(controls, dict) or not controls or not all(isinstance(c, Control) for c in controls.values()):
         raise TypeError(f"controls must be a non-empty dict of name -> Control; received {controls!r}")
+    live = check_flag("live", live)
     if live:
         live_widgets = {}
         for name, control in controls.items():

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 
-from .._validation import check_cube_data, check_positive_int, check_rng
+from .._validation import as_float_array, check_cube_data, check_positive_int, check_rng
 from ..attention import attention
 from ..heads import Heads, as_heads, random_heads
 from ..inputs import boolean_inputs
@@ -65,7 +65,13 @@ def body_explorer(X, Y, heads: Heads, sum_W, *, live: bool = False):
     """
     X, Y = check_cube_data(X, Y)
     heads = as_heads(heads, X.shape[-1])
+    sum_W, d = as_float_array("sum_W", sum_W), X.shape[-1]
+    if sum_W.shape != (d, d):
+        raise ValueError(f"sum_W must be a square matrix of shape ({d}, {d}); received shape {sum_W.shape}")
     N = X.shape[0]
+    if N < 100:
+        raise ValueError(f"X must hold at least 100 examples: the explorer shows the body at sizes from 50 to N; "
+                         f"received N = {N}")
 
     def draw(examples):
         body = sculpt_body(X[:examples], Y[:examples], sum_W)

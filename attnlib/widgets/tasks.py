@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import numpy as np
 
+from .._validation import check_int_array
 from ..heads import Heads
 from ..tasks import automata as am
 from ..viz import tasks as viz
@@ -29,7 +29,12 @@ def dfa_stepper(dfa, word, heads: Heads | dict | None = None, *, live: bool = Fa
     FrameExplorer or ipywidgets.interactive
         Controls: the step t and, with several layers, which one runs.
     """
-    word = np.asarray(word)
+    if not isinstance(dfa, am.DFA):
+        raise TypeError(f"dfa must be a DFA (attnlib.tasks.automata.DFA); received {type(dfa).__name__}")
+    word = check_int_array("word", word, low=0, upper=dfa.n_symbols)
+    if word.ndim != 1 or word.size < 2:
+        raise ValueError(f"word must have at least 2 symbols, so that there are steps to move between; "
+                         f"received shape {word.shape}")
     if heads is None:
         heads = {"explicit head": am.lookup_heads(dfa.n_states, dfa.n_symbols)}
     elif isinstance(heads, Heads):
