@@ -1,21 +1,4 @@
-// Static pages cannot run a widget: say so under every widget, online or offline.
-//
-// A chapter draws each figure statically first, then builds a widget around the
-// same drawing function. In the built book the widget's controls have no Python
-// kernel behind them (and without internet the widget library cannot load at
-// all), so every widget output gets a short note saying where to move its sliders.
-document.addEventListener("DOMContentLoaded", () => {
-  const views = document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]');
-  for (const view of views) {
-    const note = document.createElement("p");
-    note.className = "widget-note";
-    note.textContent =
-      "Interactive widget. Its controls need a running Python kernel: open this page on Binder " +
-      "or Colab, or click Live Code, from the rocket menu at the top of the page. " +
-      "The figure above shows the widget's default view.";
-    view.parentElement.appendChild(note);
-  }
-});
+// The note under every widget, naming its controls, is written by _static/widgets.js.
 
 // Live Code (Thebe) loads its library from a CDN and starts a kernel on Binder. Without a
 // connection the theme's button would read "Loading thebe from CDN..." forever; say why instead.

@@ -146,6 +146,34 @@ def as_float_array(name: str, A, *, allow_neg_inf: bool = False) -> np.ndarray:
     return arr
 
 
+def check_instance(name: str, value, cls, where: str = ""):
+    """Return ``value`` if it is an instance of ``cls``, else a TypeError naming ``name`` (and ``where`` from)."""
+    if not isinstance(value, cls):
+        source = f" (from {where})" if where else ""
+        raise TypeError(f"{name} must be a {cls.__name__}{source}; received {_describe(value)}")
+    return value
+
+
+def check_mapping(name: str, value, *, of=None, where: str = "") -> dict:
+    """A non-empty dict of label -> entry, as a figure draws one line or panel per entry.
+
+    With ``of`` (a class or tuple of classes), every entry must be an instance of it.
+    """
+    if not isinstance(value, dict):
+        raise TypeError(
+            f"{name} must be a dict of label -> entry, one per line or panel; received {_describe(value)}"
+        )
+    if not value:
+        raise ValueError(f"{name} must have at least one entry; received an empty dict")
+    if of is not None:
+        for label, entry in value.items():
+            if not isinstance(entry, of):
+                kinds = of.__name__ if isinstance(of, type) else " or ".join(c.__name__ for c in of)
+                source = f" (from {where})" if where else ""
+                raise TypeError(f"{name}[{label!r}] must be a {kinds}{source}; received {_describe(entry)}")
+    return value
+
+
 def check_series(name: str, series, *, length: int | None = None) -> dict:
     """A dict of label -> 1-D array of real numbers (each of ``length`` entries, if given), as for a figure.
 
@@ -248,3 +276,28 @@ def check_cube_data(X, Y, *, boolean: bool = True, d: int | None = None,
             f"{y_name} must hold the layer's output at every position, shape {X.shape} like X; received shape {Y.shape}"
         )
     return X, Y
+
+
+def wrap_fields(name: str, fields: list[str], width: int = 79) -> str:
+    """``name(field, field, ...)``, broken after a comma into lines of at most ``width`` characters.
+
+    For the ``__repr__`` of results that chapters print: the book's code column holds 79
+    characters, and a longer line would be cut off at the edge of the page. A single field
+    longer than the width keeps its own line.
+
+    >>> print(wrap_fields("Fit", ["a=1", "b=2"], width=12))
+    Fit(a=1,
+        b=2)
+    """
+    indent = " " * (len(name) + 1)
+    lines, line = [], name + "("
+    for k, field in enumerate(fields):
+        piece = field + ("," if k < len(fields) - 1 else ")")
+        if line.endswith("(") or len(line) + 1 + len(piece) <= width:
+            line += ("" if line.endswith("(") else " ") + piece
+        else:
+            lines.append(line)
+            line = indent + piece
+    if not fields:
+        line += ")"
+    return "\n".join([*lines, line])

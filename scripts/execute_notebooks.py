@@ -4,9 +4,12 @@
 
 Each notebook runs in a fresh kernel of the current Python environment, with
 book/ as the working directory, and is saved with its outputs. Timing metadata
-and widget state (random model ids) are not stored, so re-running a notebook
-changes nothing but figures' pixels when the code changed. Any error stops the
-run with a non-zero exit status.
+is not stored. The widget state is (``metadata.widgets``: the page needs it to
+draw the precomputed explorers of attnlib.widgets without a kernel), with its
+random model ids renamed to ids derived from the notebook's path and the order
+in which the widgets were made, so re-running a notebook changes nothing but
+figures' pixels when the code did not change. Any error stops the run with a
+non-zero exit status.
 
 The kernel is driven by the build's own client (book/_ext/execution_timing.py):
 each cell is held to the build's per-cell budget (``execution_cell_budget`` in
@@ -17,6 +20,8 @@ printed for each notebook.
 
 from __future__ import annotations
 
+import hashlib
+import re
 import sys
 from pathlib import Path
 
@@ -41,6 +46,26 @@ def cell_budget(config: Path = ROOT / "_config.yml") -> float:
     return sphinx_config.get("execution_cell_budget", DEFAULT_CELL_BUDGET)
 
 
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+
+
+def stable_widget_ids(nb, label: str):
+    """The notebook with every widget model id replaced by one derived from ``label`` and its order.
+
+    The kernel names widget models by random UUIDs; they appear as keys of the saved
+    state, inside it as ``IPY_MODEL_<id>`` references, and in the outputs' widget views.
+    """
+    state = (nb.metadata.get("widgets") or {}).get(WIDGET_STATE, {}).get("state")
+    if not state:
+        nb.metadata.pop("widgets", None)
+        return nb
+    text = nbformat.writes(nb)
+    for i, old in enumerate(list(state)):
+        new = hashlib.sha256(f"{label}:{i}".encode()).hexdigest()[:32]
+        text = re.sub(re.escape(old), new, text)
+    return nbformat.reads(text, as_version=4)
+
+
 def execute(path: Path, timeout: int = 600, budget: float | None = None) -> dict:
     """Execute ``path`` in place; return its timing record (see execution_timing.TimedNotebookClient)."""
     nb = nbformat.read(path, as_version=4)
@@ -59,11 +84,11 @@ def execute(path: Path, timeout: int = 600, budget: float | None = None) -> dict
     )
     client.execute()
     timing = nb.metadata.pop(METADATA_KEY)
-    nb.metadata.pop("widgets", None)
     nb.metadata.pop("jupytext", None)
     nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
+    nb = stable_widget_ids(nb, label)
     nbformat.write(nb, path)
     return timing
 

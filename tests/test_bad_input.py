@@ -122,6 +122,15 @@ BAD = {
     "function": [(None, TypeError, "None"), ("softmax", TypeError, "a string"), (np.ones(3), TypeError, "an array")],
     "heads": [(None, TypeError, "None"), ("abc", TypeError, "a string"), ((np.eye(4), np.eye(4)), TypeError, "a pair"),
               (np.eye(4), TypeError, "an array")],
+    # a result object of the library (a spectrum, a sweep, a run) that a figure draws
+    "object": [(None, TypeError, "None"), ("abc", TypeError, "a string"), (np.ones(3), TypeError, "an array"),
+               ({"a": 1}, TypeError, "a dict")],
+    # a dict of label -> something a figure draws, one entry per line or panel
+    "mapping": [(None, TypeError, "None"), ("abc", TypeError, "a string"), ([1.0, 2.0], TypeError, "a list"),
+                ({}, ValueError, "an empty dict")],
+    # the same, whose values must be result objects of one class
+    "results": [(None, TypeError, "None"), ("abc", TypeError, "a string"), ([1.0, 2.0], TypeError, "a list"),
+                ({}, ValueError, "an empty dict"), ({"a": "abc"}, TypeError, "a dict of text")],
 }
 
 
@@ -306,9 +315,11 @@ def _views():
     from attnlib.widgets import lower_bounds as widgets_lower_bounds
     from attnlib.widgets import rkhs as widgets_rkhs
     from attnlib.widgets import sculpt as widgets_sculpt
+    from attnlib.widgets import tasks as widgets_tasks
     from attnlib.widgets import training as widgets_training
 
     curve = {"a": [1.0, 0.5, 0.25]}
+    XB = boolean_inputs(120, 3, 4, rng=2)
     return [
         Spec(viz_training.plot_loss_curves, curve, kinds={"curves": "series", "logy": "flag"}),
         Spec(viz_training.plot_loss_along_line, [0.0, 0.5, 1.0], curve, kinds={"ts": "array", "losses": "series",
@@ -323,6 +334,7 @@ def _views():
                                                                 "kind": "choice", "annotate": "flag"}),
         Spec(viz_attention.plot_sharpness, X[0], H, kinds={"X": "array", "heads": "heads"}),
         Spec(viz_tasks.plot_dfa_step, DFA, [0, 1, 1], kinds={"word": "intarray", "t": "index"}),
+        *_more_views(),
         Spec(widgets_attention.attention_explorer, X[0], H, kinds={"X": "array", "heads": "heads", "causal": "flag",
                                                                    "kind": "choice"}),
         Spec(widgets_training.loss_landscape_explorer, X, Y, H, kinds={"X": "array", "Y": "array",
@@ -334,11 +346,13 @@ def _views():
         Spec(widgets_sculpt.report_explorer, kinds={"d": "size", "n": "size", "m": "size", "rng": "rng"}),
         Spec(widgets_sculpt.single_head_explorer, kinds={"d": "size", "n": "size", "rng": "rng"}),
         Spec(widgets_sculpt.slice_explorer, kinds={"d": "size", "n": "size", "N": "size", "rng": "rng"}),
-        Spec(widgets_lower_bounds.spectrum_explorer, kinds={"d": "size", "s": "size", "rng": "rng"}),
+        Spec(widgets_lower_bounds.spectrum_explorer, kinds={"d": "size", "s": "size", "rng": "rng", "live": "flag"}),
+        Spec(widgets_sculpt.body_explorer, XB, attention(XB, TEACHER), TEACHER, TEACHER.W.sum(0),
+             kinds={"X": "array", "Y": "array", "heads": "heads", "sum_W": "array", "live": "flag"}),
+        Spec(widgets_tasks.dfa_stepper, DFA, [0, 1, 1], kinds={"word": "intarray", "live": "flag"}),
     ]
 
 
-from attnlib.lower_bounds import family as lb_family  # noqa: E402
 from attnlib.rkhs import stack as rkhs_stack  # noqa: E402
 
 PAR = lower_bounds.parity_instance(4, 1, rng=0)
@@ -355,7 +369,8 @@ WORDS = automata.random_words(2, 4, 2, rng=0)
 DFAS = [DFA, DFA]
 
 MORE = [
-    Spec(lower_bounds.low_degree_curve, ZP[:, None, :], CHI, 2, kinds={"X": "array", "y": "array", "max_degree": "count"}),
+    Spec(lower_bounds.low_degree_curve, ZP[:, None, :], CHI, 2,
+         kinds={"X": "array", "y": "array", "max_degree": "count"}),
     Spec(lower_bounds.parity_by_elimination, ZP, CHI, kinds={"Z": "array", "chi": "array"}),
     Spec(lower_bounds.parity_by_enumeration, ZP, CHI, 2, kinds={"Z": "array", "chi": "array", "s": "size"}),
     Spec(lower_bounds.sq_correlations, np.ones(16), 2, 1, kinds={"values": "array", "d": "size", "s": "size"}),
@@ -376,7 +391,8 @@ MORE = [
     Spec(rkhs_stack.train_stack, XST, YST, epochs=1, kinds={"X": "array", "Y": "array", "layers": "size",
                                                           "heads": "size", "mlp": "flag", "epochs": "size",
                                                           "lr": "tol", "batch_size": "size", "rng": "rng"}),
-    Spec(sculpt.body_slice, body, proxy, np.eye(16)[:2].reshape(2, 4, 4), kinds={"origin": "array", "basis": "array", "box": "tol"}),
+    Spec(sculpt.body_slice, body, proxy, np.eye(16)[:2].reshape(2, 4, 4),
+         kinds={"origin": "array", "basis": "array", "box": "tol"}),
     Spec(sculpt.certify_candidates, XS, YS, TEACHER.Theta[None], kinds={"X": "array", "Y": "array",
                                                                         "candidates": "array",
                                                                         "max_examples": "size"}),
@@ -391,7 +407,8 @@ MORE = [
                                                                            "proxy": "array", "sum_W_true": "array",
                                                                            "quantiles": "array"}),
     Spec(sculpt.span_alignment, SPAN, TEACHER.Theta, kinds={"Theta": "array"}),
-    Spec(sculpt.support, sculpt.Body(np.eye(2)[None], gamma=1.0, bound=3.0, certified=1), -np.eye(2), kinds={"U": "array"}),
+    Spec(sculpt.support, sculpt.Body(np.eye(2)[None], gamma=1.0, bound=3.0, certified=1), -np.eye(2),
+         kinds={"U": "array"}),
     Spec(sculpt.sweep, [1.0], [40], seeds=1, methods=("sculpt, no polish",),
          kinds={"scales": "array", "sizes": "intarray", "seeds": "size", "m": "size", "d": "size", "n": "size",
                 "success": "tol", "rng": "rng"}),
@@ -444,6 +461,47 @@ def test_names_and_structures_are_checked(label, call, pattern):
         call()
 
 
+def _more_views():
+    """The figures of chapters 3-10 that draw result objects: the data of tests/viz/_examples.py, corrupted."""
+    from attnlib.rkhs.experiments import Sweep
+    from attnlib.viz import lower_bounds as vl
+    from attnlib.viz import rkhs as vr
+    from attnlib.viz import sculpt as vs
+    from attnlib.viz import tasks as vt
+
+    spectrum = lower_bounds.fourier_spectrum(lower_bounds.parity_instance(4, 1, rng=0).heads)
+    gd = lower_bounds.gd_experiment(4, 1, N=16, N_test=16, epochs=1, rng=0)
+    certs = {"Gaussian": rkhs.certificate(XL)}
+    sweep = Sweep(np.linspace(0, 1, 3), np.array([0.0, 2.0**-6, 2.0**-3]), np.array([30, 36, 36]),
+                  {"exact": np.array([0.6, 1e-13, 1e-15])}, {"exact": np.array([0.08, 1e-28, 1e-30])}, 100)
+    levels = np.geomspace(1e-4, 1e-1, 4)
+    diag = {"sum_W": {"crude": 0.3, "final": 1e-9}, "errors": {"candidates": 0.2, "final": 1e-10}}
+    errors = {"sculpt": np.array([1e-9, 1e-8]), "adam": np.array([0.1, 0.2])}
+    return [
+        Spec(vl.plot_fourier_spectrum, spectrum, kinds={"spectrum": "object", "threshold": "tol"}),
+        Spec(vl.plot_regression_errors, {1: [0, 1, 2]}, {1: [2.0, 1.0, 0.1]}, kinds={"degrees": "mapping",
+                                                                                     "test_mse": "mapping"}),
+        Spec(vl.plot_gd_runs, {"s = 1": gd}, kinds={"runs": "results"}),
+        Spec(vr.plot_head_spectrum, {"1 head": random_heads(1, 4, rng=0)}, kinds={"layers": "mapping"}),
+        Spec(vr.plot_heads_vs_regression, {"d = 2": ({"1 head": np.exp(-np.arange(5.0))}, 0.01)},
+             kinds={"panels": "mapping"}),
+        Spec(vr.plot_spectra, certs, kinds={"certificates": "results"}),
+        Spec(vr.plot_identifiability, sweep, kinds={"sweep": "object", "log_distance": "flag"}),
+        Spec(vr.plot_bound_check, [1e-6, 1e-4], [1e-5, 1e-3], kinds={"actual": "array", "bound": "array"}),
+        Spec(vr.plot_noise_bound, levels, levels**2, 10 * levels**2, kinds={"levels": "array", "observed": "array",
+                                                                           "bound": "array"}),
+        Spec(vs.plot_body_slices, [body], TEACHER, kinds={"heads": "heads"}),
+        Spec(vs.plot_slice_threshold, [0.01, 0.1], {"proxy": [1e-2, 1e-1]}, kinds={"quantiles": "array",
+                                                                                  "errors": "series"}),
+        Spec(vs.plot_phase_report, diag, kinds={"diagnostics": "mapping"}),
+        Spec(vs.plot_method_comparison, errors, {"sculpt": [1.0, 2.0], "adam": [3.0, 4.0]},
+             kinds={"errors": "series", "seconds": "series", "success": "tol"}),
+        Spec(vs.plot_sweep, [0.5, 8.0], [500, 1500], {"sculpt": np.ones((2, 2))},
+             kinds={"scales": "array", "sizes": "array", "success": "mapping"}),
+        Spec(vt.plot_tm_run, turing.run(BB, [0] * 5, 2, 2), kinds={"run": "object"}),
+    ]
+
+
 TABLE = [case for spec in SPECS + MORE + _views() for case in spec.cases()]
 
 
@@ -458,7 +516,7 @@ def test_table_size_and_categories():
     """At least as many cases as the issue's first pass (about 940), every kind represented."""
     kinds = {kind for spec in SPECS + MORE + _views() for kind in spec.kinds.values()}
     assert kinds == {"array", "optarray", "intarray", "index", "count", "layer", "series", "flag", "size",
-                     "optsize", "rng", "tol", "opttol", "choice", "heads", "function"}
+                     "optsize", "rng", "tol", "opttol", "choice", "heads", "function", "object", "mapping", "results"}
     assert len(TABLE) + len(REPRODUCERS) + len(NAMES_AND_STRUCTURES) >= 940
 
 

@@ -39,8 +39,14 @@ Modules, one concept each:
 
 from .coefficients import coefficient_matrix, heads_from_coef, parameter_distance, parameter_map
 from .features import cubic_features, kernel, n_features
-from .identifiability import (Certificate, NoisyBound, PolynomialCertificate, certificate, noisy_label_bound,
-                              polynomial_certificate)
+from .identifiability import (
+                              Certificate,
+                              NoisyBound,
+                              PolynomialCertificate,
+                              certificate,
+                              noisy_label_bound,
+                              polynomial_certificate,
+)
 from .regression import LinearFit, fit_linear_attention
 
 __all__ = [

@@ -72,7 +72,8 @@ def init_stack(d: int, *, layers: int = 2, heads: int = 1, mlp: bool = False, hi
     >>> init_stack(3, layers=2, heads=2, mlp=True, rng=0)
     Stack(layers=2, heads=2, d=3, mlp=True)
     """
-    d, layers, heads = check_positive_int("d", d), check_positive_int("layers", layers), check_positive_int("heads", heads)
+    d, layers = check_positive_int("d", d), check_positive_int("layers", layers)
+    heads = check_positive_int("heads", heads)
     h = 4 * d if hidden is None else check_positive_int("hidden", hidden)
     mlp, scale = check_flag("mlp", mlp), check_positive_float("scale", scale)
     rng = check_rng(rng)

@@ -14,7 +14,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._deprecated import renamed
-from .._validation import as_float_array, check_flag, check_positive_float, check_positive_int, check_rng
+from .._validation import (
+    as_float_array,
+    check_flag,
+    check_positive_float,
+    check_positive_int,
+    check_rng,
+    wrap_fields,
+)
 from ..heads import Heads
 from ._common import check_heads, check_m
 
@@ -108,12 +115,13 @@ class Conditions:
 
     def __repr__(self) -> str:
         status = "all hold" if self.ok else "fail: " + "; ".join(self.failures)
-        return (
-            f"Conditions(cond(sum W)={self.sum_W_condition:.3g}, |Theta_i| in "
-            f"[{self.theta_norms.min():.3g}, {self.theta_norms.max():.3g}], "
-            f"|Theta*|/max|Theta_i|={self.min_norm_ratio:.3g}, min weight={self.weights.min():.3g}, "
-            f"separation={'n/a (one head)' if len(self.theta_norms) == 1 else f'{self.separation:.3g}'}; {status})"
-        )
+        separation = "n/a (one head)" if len(self.theta_norms) == 1 else f"{self.separation:.3g}"
+        return wrap_fields("Conditions", [
+            f"cond(sum W)={self.sum_W_condition:.3g}",
+            f"|Theta_i| in [{self.theta_norms.min():.3g}, {self.theta_norms.max():.3g}]",
+            f"|Theta*|/max|Theta_i|={self.min_norm_ratio:.3g}", f"min weight={self.weights.min():.3g}",
+            f"separation={separation}; {status}",
+        ])
 
 
 def measure_conditions(

@@ -192,9 +192,9 @@ def if_then(condition: str, pairs, key: str, value: str, dest: str, n_pos: int, 
     list of k+1 instructions, each a list of :class:`Op`.
     """
     n_pos = check_positive_int("n_pos", n_pos)
-    for name, value in (("condition", condition), ("key", key), ("value", value), ("dest", dest)):
-        if not isinstance(value, str):
-            raise TypeError(f"{name} must be an attribute name (str); received {value!r} ({type(value).__name__})")
+    for name, given in (("condition", condition), ("key", key), ("value", value), ("dest", dest)):
+        if not isinstance(given, str):
+            raise TypeError(f"{name} must be an attribute name (str); received {given!r} ({type(given).__name__})")
     pairs = list(pairs)
     for pair in pairs:
         if not (isinstance(pair, (tuple, list)) and len(pair) == 2

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_positive_float, check_positive_int, check_rng
+from .._validation import check_positive_float, check_positive_int, check_rng, wrap_fields
 from ..heads import Heads
 from ._dfa import (
     DFA,
@@ -296,11 +296,11 @@ class DFAEvaluation:
 
     def __repr__(self) -> str:
         N, L = self.step_correct.shape
-        text = f"DFAEvaluation(N={N}, L={L}, accuracy={self.accuracy:.3f}"
+        fields = [f"N={N}", f"L={L}", f"accuracy={self.accuracy:.3f}"]
         if self.covered is not None:
-            text += (f", coverage={self.coverage:.3f}, covered accuracy={self.accuracy_where(True):.3f}, "
-                     f"uncovered accuracy={self.accuracy_where(False):.3f}")
-        return text + ")"
+            fields += [f"coverage={self.coverage:.3f}", f"covered accuracy={self.accuracy_where(True):.3f}",
+                       f"uncovered accuracy={self.accuracy_where(False):.3f}"]
+        return wrap_fields("DFAEvaluation", fields)
 
 
 def evaluate(heads: Heads, dfas, words, *, certificate=None, tol: float = 1e-6) -> DFAEvaluation:

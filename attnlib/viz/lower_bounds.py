@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import LogLocator
 
-from .._validation import check_axis_values, check_series
+from .._validation import check_axis_values, check_mapping, check_positive_float, check_series
 from ..lower_bounds import FourierSpectrum, GDRun
 from ._style import COLORS, GREYS, MARKERS, legend_below, styled, subplots
 from ._style import series as line_style
@@ -39,6 +39,7 @@ def plot_fourier_spectrum(spectrum: FourierSpectrum, *, threshold: float = 1e-12
     """
     if not isinstance(spectrum, FourierSpectrum):
         raise TypeError(f"spectrum must be a FourierSpectrum; received {type(spectrum).__name__}")
+    threshold = check_positive_float("threshold", threshold)
     top = spectrum.max_abs_by_degree()
     K = top.size - 1
     degrees = np.arange(K + 1)
@@ -90,6 +91,12 @@ def plot_regression_errors(degrees: dict, test_mse: dict, *, exact: dict | None 
         Solid markers: sampled fits; dotted lines: the exact population values;
         a tick on top marks D = 2s + 1 for each s.
     """
+    degrees, test_mse = check_mapping("degrees", degrees), check_mapping("test_mse", test_mse)
+    for s in test_mse:
+        if s not in degrees:
+            raise ValueError(f"degrees must have an entry for every s of test_mse; s = {s!r} is missing")
+        D = check_axis_values(f"degrees[{s!r}]", degrees[s])
+        check_series("test_mse", {s: test_mse[s]}, length=D.size)
     fig, axes = subplots(1, 1, width=6.4, height=3.4, constrained_layout=True)
     ax = axes[0, 0]
     for j, s in enumerate(sorted(test_mse)):
@@ -125,6 +132,7 @@ def plot_gd_runs(runs: dict, *, title: str | None = None):
         Solid: test loss / (2/d); dashed: training loss / (2/d). The grey line at
         1 is what every polynomial of degree <= 2s achieves at best.
     """
+    runs = check_mapping("runs", runs, of=GDRun, where="attnlib.lower_bounds.gd_experiment")
     fig, axes = subplots(1, 1, width=6.4, height=3.4, constrained_layout=True)
     ax = axes[0, 0]
     for j, (label, run) in enumerate(runs.items()):

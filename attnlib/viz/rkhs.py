@@ -11,8 +11,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from .._validation import check_array_dtype, check_axis_values, check_series
+from .._validation import as_float_array, check_axis_values, check_flag, check_instance, check_mapping, check_series
 from ..rkhs.coefficients import as_coef, coefficient_matrix
+from ..rkhs.experiments import Sweep
+from ..rkhs.identifiability import Certificate
 from ._style import COLORS, GREYS, MARKERS, legend_below, series, styled, subplots
 
 __all__ = [
@@ -47,6 +49,7 @@ def plot_head_spectrum(layers: dict, *, title: str | None = None):
         below ``d^2 * eps`` (the dashed line) are zero: the rest count the heads
         that :func:`attnlib.rkhs.heads_from_coef` returns.
     """
+    layers = check_mapping("layers", layers)
     fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     floor = 1e-17
@@ -90,6 +93,11 @@ def plot_heads_vs_regression(panels: dict, *, ylabel: str = "validation MSE"):
         every curve would squash them against the top of the panel: the axis then
         stops at the curves, and an arrow at the bottom gives the regression's value.
     """
+    panels = check_mapping("panels", panels)
+    for title, panel in panels.items():
+        if not (isinstance(panel, tuple) and len(panel) == 2):
+            raise TypeError(f"panels[{title!r}] must be a pair (curves by label, the regression's loss); "
+                            f"received {type(panel).__name__}")
     ncols = min(2, len(panels))
     nrows = -(-len(panels) // ncols)
     fig, axes = subplots(nrows, ncols, width=3.4 if ncols > 1 else 6.4, height=3.0 if ncols > 1 else 3.6,
@@ -180,6 +188,7 @@ def plot_spectra(certificates: dict, *, title: str | None = None):
         Eigenvalues relative to the largest, on a log axis; those the
         certificate counts as zero are drawn as crosses on the bottom line.
     """
+    certificates = check_mapping("certificates", certificates, of=Certificate, where="attnlib.rkhs.certificate")
     fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     floor = 1e-18
@@ -220,7 +229,7 @@ def plot_identifiability(sweep, *, solvers=None, log_distance: bool = False):
 
     Parameters
     ----------
-    sweep : attnlib.tasks.associative_memory.Sweep
+    sweep : attnlib.rkhs.experiments.Sweep
     solvers : list of str, optional
         Which of ``sweep.distance`` to draw (default all).
     log_distance : bool, default False
@@ -235,6 +244,8 @@ def plot_identifiability(sweep, *, solvers=None, log_distance: bool = False):
         narrow panel of their own on the left, marked "singular", separated
         from the log axis by an axis break.
     """
+    sweep = check_instance("sweep", sweep, Sweep, "attnlib.rkhs.experiments.identifiability_sweep")
+    log_distance = check_flag("log_distance", log_distance)
     solvers = list(sweep.distance) if solvers is None else list(solvers)
     lam = np.asarray(sweep.lam_min, dtype=float)
     zero = lam <= 0
@@ -292,9 +303,10 @@ def plot_bound_check(actual, bound, *, xlabel: str = "bound", ylabel: str = "obs
     -------
     matplotlib.figure.Figure
     """
-    actual, bound = check_array_dtype("actual", actual), check_array_dtype("bound", bound)
-    actual = np.asarray(actual, dtype=float)
-    bound = np.asarray(bound, dtype=float)
+    actual, bound = as_float_array("actual", actual), as_float_array("bound", bound)
+    if actual.shape != bound.shape or actual.size == 0:
+        raise ValueError(f"actual and bound must be non-empty and of one shape, one pair per run; "
+                         f"received shapes {actual.shape} and {bound.shape}")
     fig, axes = subplots(1, 1, width=5.0, height=3.8, constrained_layout=True)
     ax = axes[0, 0]
     ax.loglog(bound, np.maximum(actual, 1e-300), "o", ms=5, color=COLORS[0], alpha=0.7)
@@ -328,9 +340,13 @@ def plot_noise_bound(levels, observed, bound, *, xlabel: str = "noise standard d
     -------
     matplotlib.figure.Figure
     """
-    levels = np.asarray(levels, dtype=float)
-    observed = np.asarray(observed, dtype=float).reshape(levels.size, -1)
-    bound = np.asarray(bound, dtype=float).reshape(levels.size, -1)
+    levels = check_axis_values("levels", levels)
+    observed, bound = as_float_array("observed", observed), as_float_array("bound", bound)
+    for name, arr in (("observed", observed), ("bound", bound)):
+        if arr.shape[:1] != levels.shape:
+            raise ValueError(f"{name} must have one row per noise level, shape ({levels.size},) or "
+                             f"({levels.size}, runs); received shape {arr.shape}")
+    observed, bound = observed.reshape(levels.size, -1), bound.reshape(levels.size, -1)
     fig, axes = subplots(1, 1, width=5.4, height=3.8, constrained_layout=True)
     ax = axes[0, 0]
     for r in range(observed.shape[1]):

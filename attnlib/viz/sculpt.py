@@ -11,9 +11,16 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.patches import Patch
 
-from .._validation import check_axis_values, check_series
-from ..heads import Heads
-from ..sculpt import body_slice
+from .._validation import (
+    as_float_array,
+    check_axis_values,
+    check_instance,
+    check_mapping,
+    check_positive_float,
+    check_series,
+)
+from ..heads import Heads, as_heads
+from ..sculpt import Body, body_slice
 from ..sculpt.instances import min_norm_point
 from ._style import COLORS, GREYS, MARKERS, SEQUENTIAL, legend_below, series, styled, subplots
 
@@ -88,6 +95,15 @@ def plot_body_slices(bodies: list, heads: Heads, *, titles=None, proxies=None, b
         grey: the segment between them and the rays through them (the
         idealised body ``conv + cone`` up to scale); star: the proxy.
     """
+    heads = as_heads(heads)
+    if isinstance(bodies, (str, bytes, dict)) or not hasattr(bodies, "__iter__"):
+        raise TypeError(f"bodies must be a list of Body (from attnlib.sculpt.sculpt_body); "
+                        f"received {type(bodies).__name__}")
+    bodies = list(bodies)
+    if not bodies:
+        raise ValueError("bodies must hold at least one Body; received an empty list")
+    for body in bodies:
+        check_instance("bodies", body, Body, "attnlib.sculpt.sculpt_body")
     B = _plane(heads)
     pts = np.einsum("ipq,jpq->ij", heads.Theta[:2], B)  # heads in plane coordinates
     half = box if box is not None else 1.4 * float(np.abs(pts).max())
@@ -144,7 +160,8 @@ def plot_slice_threshold(quantiles, errors: dict, *, crude: float | None = None,
     -------
     matplotlib.figure.Figure
     """
-    q = np.asarray(quantiles, dtype=float)
+    q = check_axis_values("quantiles", quantiles)
+    errors = check_series("errors", errors, length=q.size)
     fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     for j, (label, y) in enumerate(errors.items()):
@@ -180,6 +197,7 @@ def plot_phase_report(diagnostics: dict, *, title: str | None = None):
         the end of the bar; all bars in one colour (the panels differ by their
         titles and axes, not by colour).
     """
+    diagnostics = check_mapping("diagnostics", diagnostics, where="SculptReport.diagnostics")
     fig, axes = subplots(2, 2, width=3.4, height=2.6, constrained_layout=True)
     panels = [
         ("sum_W", r"error of $\sum_i W_i$", True, "{:.0e}"),
@@ -238,6 +256,11 @@ def plot_method_comparison(errors: dict, seconds: dict, *, success: float = 1e-3
         One row per method (named on the left), one point per seed, jittered
         vertically; left: the error (log axis), right: the seconds (log axis).
     """
+    errors, seconds = check_series("errors", errors), check_series("seconds", seconds)
+    if set(errors) != set(seconds):
+        raise ValueError(f"errors and seconds must have the same methods; received {sorted(errors)} and "
+                         f"{sorted(seconds)}")
+    success = check_positive_float("success", success)
     names = list(errors)
     fig, axes = subplots(1, 2, width=3.4, height=max(2.6, 0.55 * len(names) + 1.3), constrained_layout=True,
                          sharey=True, gridspec_kw={"width_ratios": [1.2, 1.0]})
@@ -285,7 +308,12 @@ def plot_sweep(scales, sizes, success: dict, *, title: str | None = None, seeds:
         success rate.
     """
     scales, sizes = check_axis_values("scales", scales), check_axis_values("sizes", sizes)
-    scales, sizes = np.asarray(scales), np.asarray(sizes)
+    success = check_mapping("success", success)
+    for name, rate in success.items():
+        rate = as_float_array(f"success[{name!r}]", rate)
+        if rate.shape != (scales.size, sizes.size):
+            raise ValueError(f"success[{name!r}] must have shape (len(scales), len(sizes)) = "
+                             f"({scales.size}, {sizes.size}); received {rate.shape}")
     names = list(success)
     ncols = min(3, len(names))
     nrows = -(-len(names) // ncols)

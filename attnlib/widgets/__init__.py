@@ -10,10 +10,12 @@ One module per part of the book, named as in :mod:`attnlib.viz`:
 * ``lower_bounds`` -- the Fourier spectrum of the parity family (chapters 10-11)
 
 A chapter imports its explorers one way, ``from attnlib.widgets import rkhs as widgets``.
-Each builder returns an ``ipywidgets`` widget whose picture is drawn by the
-same function that draws the static figure in the book, so a reader without a
-kernel sees the figure and a reader with one moves the sliders. ipywidgets is
-imported here, not by ``import attnlib``.
+Each builder draws its figure with the same function that draws the static
+figure in the book, at every point of a small grid of control values, and
+returns a widget whose controls switch between those frames in the browser, so
+it moves on the web page without a kernel (see ``attnlib.widgets._core.explorer``).
+``live=True`` returns the kernel-driven ``ipywidgets.interactive`` instead.
+ipywidgets is imported here, not by ``import attnlib``.
 """
 
 from __future__ import annotations

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import ipywidgets as widgets
+import numpy as np
 
 from .._validation import check_choice, check_flag, check_sequences
 from ..attention import KINDS
 from ..heads import Heads, as_heads
 from ..viz import attention as viz
-from ._core import interactive
+from ._core import explorer, slider, toggle
+
+#: the multipliers c of the frames, log10 c from -2 to 2 in steps of 1/2
+LOG10_C = tuple(float(v) for v in np.linspace(-2.0, 2.0, 9))
 
 
-def attention_explorer(X, heads: Heads, *, kind: str = "softmax", causal: bool = False):
+def attention_explorer(X, heads: Heads, *, kind: str = "softmax", causal: bool = False, examples: int = 1,
+                       live: bool = False):
     """Attention maps of a batch of sequences, with the sharpness of Theta on a slider.
 
     Parameters
@@ -21,29 +26,37 @@ def attention_explorer(X, heads: Heads, *, kind: str = "softmax", causal: bool =
     heads : Heads
     kind, causal
         Starting values of the controls.
+    examples : int, default 1
+        How many of the sequences the precomputed frames offer (all of them with ``live=True``).
+    live : bool, default False
+        False: 9 multipliers x 2 kinds x ``examples`` frames, drawn now at the
+        given ``causal`` and switched in the browser without a kernel. True:
+        redraw through the kernel for any c, mask and example.
 
     Returns
     -------
-    ipywidgets.interactive
-        Controls: the multiplier c of every Theta_i (log scale), the kind, the
-        causal mask, and the example shown. The picture is
+    FrameExplorer or ipywidgets.interactive
+        Controls: the multiplier c of every Theta_i (as log10 c) and the kind;
+        live, also the causal mask and the example shown. The picture is
         :func:`attnlib.viz.attention.plot_attention_maps`.
     """
     heads = as_heads(heads)
     check_choice("kind", kind, KINDS)
     causal = check_flag("causal", causal)
     X3, _ = check_sequences(X, d=heads.d)
+    shown = X3.shape[0] if live else min(int(examples), X3.shape[0])
 
     def draw(log10_c, kind, causal, example):
         c = 10.0**log10_c
         return viz.plot_attention_maps(X3[example], Heads(c * heads.Theta, heads.W), kind=kind, causal=causal)
 
-    return interactive(
-        draw,
-        log10_c=widgets.FloatSlider(value=0.0, min=-2.0, max=2.0, step=0.1, description="log10 c",
-                                    continuous_update=False),
-        kind=widgets.ToggleButtons(options=list(KINDS), value=kind, description="kind"),
-        causal=widgets.Checkbox(value=bool(causal), description="causal"),
-        example=widgets.IntSlider(value=0, min=0, max=X3.shape[0] - 1, description="example",
-                                  continuous_update=False),
-    )
+    return explorer(draw, {
+        "log10_c": slider("log10 c", LOG10_C, 0.0,
+                          live=lambda: widgets.FloatSlider(value=0.0, min=-2.0, max=2.0, step=0.1, description="log10 c",
+                                                   continuous_update=False)),
+        "kind": toggle("kind", KINDS, kind),
+        "causal": toggle("causal", (causal,) if not live else (False, True), causal),
+        "example": slider("example", tuple(range(shown)), 0,
+                          live=lambda: widgets.IntSlider(value=0, min=0, max=X3.shape[0] - 1, description="example",
+                                                 continuous_update=False)),
+    }, live=live)

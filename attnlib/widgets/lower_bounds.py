@@ -11,27 +11,31 @@ import numpy as np
 from .._validation import check_positive_int, check_rng
 from ..lower_bounds import fourier_spectrum, parity_instance
 from ..viz import lower_bounds as viz
-from ._core import interactive
+from ._core import explorer, slider
 
 #: largest token dimension offered: 2 * 8 = 16 Boolean variables, 65536 inputs to enumerate.
 MAX_D = 8
 
 
-def spectrum_explorer(d: int = 6, s: int = 2, *, rng=None):
-    """The exact Fourier spectrum of a parity instance, with d and s on sliders.
+def spectrum_explorer(d: int = 6, s: int = 2, *, rng=None, live: bool = False):
+    """The exact Fourier spectrum of a parity instance, with s (and, live, d) on sliders.
 
     Parameters
     ----------
     d, s : int
-        Starting values; d <= 8 so that the 4**d inputs can be enumerated.
+        Token dimension and starting s; d <= 8 so that the 4**d inputs can be enumerated.
     rng : int, numpy.random.Generator or None
         Seed for the hidden set (the same seed is reused at every redraw).
+    live : bool, default False
+        False: one frame per s = 1, ..., d - 1 at this d, switched in the
+        browser. True: redraw through the kernel, with d on a slider too.
 
     Returns
     -------
-    ipywidgets.interactive
+    FrameExplorer or ipywidgets.interactive
         The picture is :func:`attnlib.viz.lower_bounds.plot_fourier_spectrum`
-        of entry (0, 0) of the output; the title gives S and sum |c_i|.
+        of entry (0, 0) of the output; the title gives S and sum |c_i|, the
+        weights that grow with s.
     """
     d, s = check_positive_int("d", d), check_positive_int("s", s)
     if not (s + 1 <= d <= MAX_D):
@@ -42,11 +46,12 @@ def spectrum_explorer(d: int = 6, s: int = 2, *, rng=None):
         s = min(s, d - 1)
         inst = parity_instance(d, s, rng=seed)
         title = f"d = {d}, s = {s}, S = {inst.support}, sum |c| = {np.abs(inst.coefficients).sum():.3g}"
-        viz.plot_fourier_spectrum(fourier_spectrum(inst.heads), title=title)
+        return viz.plot_fourier_spectrum(fourier_spectrum(inst.heads), title=title)
 
-    return interactive(
-        draw,
-        d=widgets.IntSlider(value=d, min=2, max=MAX_D, description="d", continuous_update=False),
-        s=widgets.IntSlider(value=s, min=1, max=MAX_D - 1, description="s (d - 1 at most)",
-                            continuous_update=False, style={"description_width": "initial"}),
-    )
+    return explorer(draw, {
+        "d": slider("d", (d,), d,
+                    live=lambda: widgets.IntSlider(value=d, min=2, max=MAX_D, description="d", continuous_update=False)),
+        "s": slider("s", tuple(range(1, d)), s,
+                    live=lambda: widgets.IntSlider(value=s, min=1, max=MAX_D - 1, description="s (d - 1 at most)",
+                                           continuous_update=False, style={"description_width": "initial"})),
+    }, live=live)

@@ -1,7 +1,7 @@
 """Interactive explorers for Part II (chapters 3-5), built on :mod:`attnlib.viz.rkhs`.
 
-Each builder returns an ``ipywidgets`` widget whose picture is drawn by the
-same function that draws the static figure in the book.
+Each builder returns a widget whose frames are drawn by the same function that
+draws the static figure in the book (see ``attnlib.widgets._core.explorer``).
 """
 
 from __future__ import annotations
@@ -14,17 +14,20 @@ from ..heads import random_heads
 from ..rkhs import n_features
 from ..rkhs.experiments import learning_curve
 from ..viz import rkhs as viz
-from ._core import interactive
+from ._core import explorer, slider
 
 __all__ = ["head_spectrum_explorer", "identifiability_explorer", "sample_size_explorer"]
 
 
-def head_spectrum_explorer(*, rng=None):
+def head_spectrum_explorer(*, rng=None, live: bool = False):
     """Singular values of the coefficient matrix of a random m-head layer, as d and m vary.
+
+    ``live=False`` (default) precomputes d = 2..6 x m in (1, 2, 4, 8, 16) and
+    switches frames in the browser; ``live=True`` redraws through the kernel.
 
     Returns
     -------
-    ipywidgets.interactive
+    FrameExplorer or ipywidgets.interactive
         Controls: the token dimension d and the teacher's head count m. The
         picture is :func:`attnlib.viz.rkhs.plot_head_spectrum` for the teacher and
         for a random coefficient vector of the same d.
@@ -38,19 +41,22 @@ def head_spectrum_explorer(*, rng=None):
         return viz.plot_head_spectrum({f"{m}-head layer": teacher, "random coefficients": generic},
                                     title=f"d = {d}: at most d^2 = {d * d} heads")
 
-    return interactive(
-        draw,
-        d=widgets.IntSlider(value=3, min=2, max=6, description="d", continuous_update=False),
-        m=widgets.IntSlider(value=1, min=1, max=12, description="heads m", continuous_update=False),
-    )
+    return explorer(draw, {
+        "d": slider("d", (2, 3, 4, 5, 6), 3),
+        "m": slider("heads m", (1, 2, 4, 8, 16), 1,
+                    live=lambda: widgets.IntSlider(value=1, min=1, max=16, description="heads m", continuous_update=False)),
+    }, live=live)
 
 
-def sample_size_explorer(*, rng=None):
+def sample_size_explorer(*, rng=None, live: bool = False):
     """Learning curves of regression as the label noise and d change.
+
+    ``live=False`` (default) precomputes d = 2..4 x four noise levels and
+    switches frames in the browser; ``live=True`` redraws through the kernel.
 
     Returns
     -------
-    ipywidgets.interactive
+    FrameExplorer or ipywidgets.interactive
         Controls: d and the noise level. The picture is
         :func:`attnlib.viz.rkhs.plot_learning_curve`.
     """
@@ -62,20 +68,24 @@ def sample_size_explorer(*, rng=None):
         return viz.plot_learning_curve(Ns, {f"noise {noise:.0e}" if noise else "no noise": errors},
                                      psi=n_features(d), title=f"d = {d}, psi = {n_features(d)}")
 
-    return interactive(
-        draw,
-        d=widgets.IntSlider(value=3, min=2, max=5, description="d", continuous_update=False),
-        log10_noise=widgets.FloatSlider(value=-8.0, min=-8.0, max=0.0, step=0.5, description="log10 noise",
-                                        continuous_update=False),
-    )
+    return explorer(draw, {
+        "d": slider("d", (2, 3, 4), 3,
+                    live=lambda: widgets.IntSlider(value=3, min=2, max=5, description="d", continuous_update=False)),
+        "log10_noise": slider("log10 noise", (-8.0, -3.0, -2.0, -1.0), -8.0, labels=("none", "-3", "-2", "-1"),
+                              live=lambda: widgets.FloatSlider(value=-8.0, min=-8.0, max=0.0, step=0.5,
+                                                       description="log10 noise", continuous_update=False)),
+    }, live=live)
 
 
-def identifiability_explorer(*, rng=None):
+def identifiability_explorer(*, rng=None, live: bool = False):
     """The associative-memory sweep with the solver's budget and the data size on sliders.
+
+    ``live=False`` (default) precomputes three budgets x two data sizes and
+    switches frames in the browser; ``live=True`` redraws through the kernel.
 
     Returns
     -------
-    ipywidgets.interactive
+    FrameExplorer or ipywidgets.interactive
         Controls: gradient steps of the iterative solver, and the number of
         tables N. The picture is :func:`attnlib.viz.rkhs.plot_identifiability`.
     """
@@ -88,9 +98,11 @@ def identifiability_explorer(*, rng=None):
                                       N_test=500, rng=seed)
         return viz.plot_identifiability(sweep)
 
-    return interactive(
-        draw,
-        log10_steps=widgets.FloatSlider(value=3.0, min=1.0, max=5.0, step=0.5, description="log10 steps",
-                                        continuous_update=False),
-        log2_N=widgets.IntSlider(value=12, min=9, max=14, description="log2 N", continuous_update=False),
-    )
+    return explorer(draw, {
+        "log10_steps": slider("log10 steps", (1.0, 2.0, 3.0), 3.0,
+                              live=lambda: widgets.FloatSlider(value=3.0, min=1.0, max=5.0, step=0.5,
+                                                       description="log10 steps", continuous_update=False)),
+        "log2_N": slider("log2 N", (10, 12), 12,
+                         live=lambda: widgets.IntSlider(value=12, min=9, max=14, description="log2 N",
+                                                continuous_update=False)),
+    }, live=live)

@@ -1,7 +1,8 @@
 """Interactive explorers for Part III, built on :mod:`attnlib.viz.sculpt`.
 
-Each builder returns an ``ipywidgets`` widget whose picture is drawn by the same
-function that draws the chapter's static figure. ipywidgets is imported here,
+Each builder returns a widget whose frames are drawn by the same function that
+draws the chapter's static figure (see ``attnlib.widgets._core.explorer``);
+``live=True`` returns the kernel-driven ``interactive`` instead. ipywidgets is imported here,
 not by ``import attnlib``.
 """
 
@@ -10,14 +11,14 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 
-from .._validation import check_cube_data, check_positive_int, check_rng
+from .._validation import as_float_array, check_cube_data, check_positive_int, check_rng
 from ..attention import attention
 from ..heads import Heads, as_heads, random_heads
 from ..inputs import boolean_inputs
 from ..sculpt import SculptError, SculptReport, learn, planted_instance, sculpt_body
 from ..sculpt.diagnostics import phase_diagnostics, single_head_curve, slice_threshold_data
 from ..viz import sculpt as viz
-from ._core import interactive
+from ._core import explorer, slider
 
 
 def _slider(value, lo, hi, step, description, integer=False):
@@ -25,11 +26,12 @@ def _slider(value, lo, hi, step, description, integer=False):
     return cls(value=value, min=lo, max=hi, step=step, description=description, continuous_update=False)
 
 
-def single_head_explorer(*, d: int = 6, n: int = 4, rng=None):
+def single_head_explorer(*, d: int = 6, n: int = 4, rng=None, live: bool = False):
     """Recovery error of :func:`attnlib.sculpt.learn_single_head` against the number of examples.
 
-    Controls: d, n (kept <= d), the sharpness of the head and the largest N.
-    The picture is :func:`attnlib.viz.sculpt.plot_recovery`.
+    Controls: d and the sharpness of the head (frames: d in 4, 6, 8 x four
+    sharpnesses, n and the largest N fixed); live, also n (kept <= d) and the
+    largest N. The picture is :func:`attnlib.viz.sculpt.plot_recovery`.
     """
     d, n = check_positive_int("d", d), check_positive_int("n", n)
     seed = int(check_rng(rng).integers(2**31))
@@ -45,37 +47,49 @@ def single_head_explorer(*, d: int = 6, n: int = 4, rng=None):
         return viz.plot_recovery(Ns, {"W": err_W, "Theta": err_T}, threshold=d * d / n,
                                         threshold_label=r"$d^2/n$", title=f"one head, d={d}, n={n}")
 
-    return interactive(
-        draw,
-        d=_slider(d, 2, 8, 1, "d", integer=True),
-        n=_slider(n, 2, 8, 1, "n (<= d)", integer=True),
-        scale=_slider(2.0, 0.5, 8.0, 0.5, "|Theta|"),
-        largest=_slider(200, 20, 400, 20, "largest N", integer=True),
-    )
+    ds = tuple(sorted({4, 6, 8, d}))
+    return explorer(draw, {
+        "d": slider("d", ds, d, live=lambda: _slider(d, 2, 8, 1, "d", integer=True)),
+        "n": slider("n (<= d)", (n,), n, live=lambda: _slider(n, 2, 8, 1, "n (<= d)", integer=True)),
+        "scale": slider("|Theta|", (1.0, 2.0, 4.0, 8.0), 2.0, live=lambda: _slider(2.0, 0.5, 8.0, 0.5, "|Theta|")),
+        "largest": slider("largest N", (200,), 200, live=lambda: _slider(200, 20, 400, 20, "largest N", integer=True)),
+    }, live=live)
 
 
-def body_explorer(X, Y, heads: Heads, sum_W):
+def body_explorer(X, Y, heads: Heads, sum_W, *, live: bool = False):
     """The slice of the sculpted body through the plane of the first two heads, as examples arrive.
 
-    Controls: the number of examples used to certify rows. The picture is
+    Controls: the number of examples used to certify rows (frames: eight sizes
+    from 50 to N on a geometric grid). The picture is
     :func:`attnlib.viz.sculpt.plot_body_slices`.
     """
     X, Y = check_cube_data(X, Y)
     heads = as_heads(heads, X.shape[-1])
+    sum_W, d = as_float_array("sum_W", sum_W), X.shape[-1]
+    if sum_W.shape != (d, d):
+        raise ValueError(f"sum_W must be a square matrix of shape ({d}, {d}); received shape {sum_W.shape}")
     N = X.shape[0]
+    if N < 100:
+        raise ValueError(f"X must hold at least 100 examples: the explorer shows the body at sizes from 50 to N; "
+                         f"received N = {N}")
 
     def draw(examples):
         body = sculpt_body(X[:examples], Y[:examples], sum_W)
         return viz.plot_body_slices([body], heads, titles=[f"N = {examples}: {body.n_constraints} halfspaces"])
 
-    return interactive(draw, examples=_slider(min(N, 1000), 50, N, 50, "examples", integer=True))
+    sizes = tuple(int(v) for v in np.unique(np.geomspace(min(50, N), N, 8).round(-1).astype(int).clip(1, N)))
+    start = min(sizes, key=lambda v: abs(v - 1000))
+    return explorer(draw, {"examples": slider("examples", sizes, start,
+                                              live=lambda: _slider(min(N, 1000), 50, N, 50, "examples", integer=True))},
+                    live=live)
 
 
-def slice_explorer(*, d: int = 4, n: int = 3, N: int = 3000, rng=None):
+def slice_explorer(*, d: int = 4, n: int = 3, N: int = 3000, rng=None, live: bool = False):
     """Error of the phase-3 estimate of sum_i W_i against the slice size, as attention sharpens.
 
     Controls: the sharpness ``||Theta_i||_F`` and the shared component of the
-    planted heads. Each redraw draws fresh data, sculpts a body, and compares
+    planted heads (frames: three sharpnesses x two shared components). Each
+    frame draws fresh data, sculpts a body, and compares
     slices cut by the sculpted proxy and by the true Theta_star with the crude
     estimate. The picture is :func:`attnlib.viz.sculpt.plot_slice_threshold`.
     """
@@ -88,15 +102,18 @@ def slice_explorer(*, d: int = 4, n: int = 3, N: int = 3000, rng=None):
         return viz.plot_slice_threshold(quantiles, curves, crude=crude,
                                                title=f"|Theta_i| = {scale:g}, shared = {shared:g}")
 
-    return interactive(draw, scale=_slider(4.0, 0.5, 10.0, 0.5, "|Theta_i|"),
-                        shared=_slider(0.8, 0.0, 0.95, 0.05, "shared"))
+    return explorer(draw, {
+        "scale": slider("|Theta_i|", (0.5, 2.0, 8.0), 2.0, live=lambda: _slider(4.0, 0.5, 10.0, 0.5, "|Theta_i|")),
+        "shared": slider("shared", (0.0, 0.8), 0.8, live=lambda: _slider(0.8, 0.0, 0.95, 0.05, "shared")),
+    }, live=live)
 
 
-def report_explorer(*, d: int = 4, n: int = 3, m: int = 2, rng=None):
+def report_explorer(*, d: int = 4, n: int = 3, m: int = 2, rng=None, live: bool = False):
     """Per-phase diagnostics of one run of :func:`attnlib.sculpt.learn` on a fresh planted instance.
 
     Controls: the sharpness, the shared component, the number of examples and
-    the seed. The picture is :func:`attnlib.viz.sculpt.plot_phase_report`.
+    the seed (frames: two shared components x 500 or 3000 examples, the rest
+    fixed; every frame is a whole run). The picture is :func:`attnlib.viz.sculpt.plot_phase_report`.
     """
     d, n, m = check_positive_int("d", d), check_positive_int("n", n), check_positive_int("m", m)
     base = int(check_rng(rng).integers(2**31))
@@ -115,10 +132,10 @@ def report_explorer(*, d: int = 4, n: int = 3, m: int = 2, rng=None):
         diag = phase_diagnostics(report, teacher, X_test, attention(X_test, teacher))
         return viz.plot_phase_report(diag, title=title)
 
-    return interactive(
-        draw,
-        scale=_slider(4.0, 1.0, 10.0, 0.5, "|Theta_i|"),
-        shared=_slider(0.6, 0.0, 0.95, 0.05, "shared"),
-        examples=_slider(3000, 500, 6000, 500, "examples", integer=True),
-        seed=_slider(0, 0, 20, 1, "seed", integer=True),
-    )
+    return explorer(draw, {
+        "scale": slider("|Theta_i|", (4.0,), 4.0, live=lambda: _slider(4.0, 1.0, 10.0, 0.5, "|Theta_i|")),
+        "shared": slider("shared", (0.0, 0.6), 0.6, live=lambda: _slider(0.6, 0.0, 0.95, 0.05, "shared")),
+        "examples": slider("examples", (500, 3000), 3000,
+                           live=lambda: _slider(3000, 500, 6000, 500, "examples", integer=True)),
+        "seed": slider("seed", (0,), 0, live=lambda: _slider(0, 0, 20, 1, "seed", integer=True)),
+    }, live=live)

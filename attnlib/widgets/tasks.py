@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import ipywidgets as widgets
-import numpy as np
 
+from .._validation import check_int_array
 from ..heads import Heads
 from ..tasks import automata as am
 from ..viz import tasks as viz
-from ._core import interactive
+from ._core import explorer, slider, toggle
 
 
-def dfa_stepper(dfa, word, heads: Heads | dict | None = None):
+def dfa_stepper(dfa, word, heads: Heads | dict | None = None, *, live: bool = False):
     """Step through a DFA run and watch the lookup: the picture is :func:`attnlib.viz.tasks.plot_dfa_step`.
 
     Parameters
@@ -21,13 +20,21 @@ def dfa_stepper(dfa, word, heads: Heads | dict | None = None):
     heads : Heads or dict of str -> Heads, optional
         The layer, or several layers to choose from by name; by default the
         explicit lookup head.
+    live : bool, default False
+        False: one frame per step and layer, switched in the browser. True:
+        redraw through the kernel.
 
     Returns
     -------
-    ipywidgets.interactive
+    FrameExplorer or ipywidgets.interactive
         Controls: the step t and, with several layers, which one runs.
     """
-    word = np.asarray(word)
+    if not isinstance(dfa, am.DFA):
+        raise TypeError(f"dfa must be a DFA (attnlib.tasks.automata.DFA); received {type(dfa).__name__}")
+    word = check_int_array("word", word, low=0, upper=dfa.n_symbols)
+    if word.ndim != 1 or word.size < 2:
+        raise ValueError(f"word must have at least 2 symbols, so that there are steps to move between; "
+                         f"received shape {word.shape}")
     if heads is None:
         heads = {"explicit head": am.lookup_heads(dfa.n_states, dfa.n_symbols)}
     elif isinstance(heads, Heads):
@@ -36,8 +43,7 @@ def dfa_stepper(dfa, word, heads: Heads | dict | None = None):
     def draw(t, layer):
         return viz.plot_dfa_step(dfa, word, t, heads[layer])
 
-    return interactive(
-        draw,
-        t=widgets.IntSlider(value=0, min=0, max=word.size - 1, description="step t", continuous_update=False),
-        layer=widgets.Dropdown(options=list(heads), description="layer"),
-    )
+    return explorer(draw, {
+        "t": slider("step t", tuple(range(word.size))),
+        "layer": toggle("layer", tuple(heads)),
+    }, live=live)

@@ -9,10 +9,11 @@ from .._validation import as_float_array, check_flag, check_sequences
 from ..heads import Heads, as_heads
 from ..landscape import loss_along_line, partners
 from ..viz import training as viz
-from ._core import interactive
+from ._core import explorer, slider, toggle
 
 
-def loss_landscape_explorer(X, Y, teacher: Heads, *, kind: str = "softmax", causal: bool = False, rng=None):
+def loss_landscape_explorer(X, Y, teacher: Heads, *, kind: str = "softmax", causal: bool = False, rng=None,
+                            live: bool = False):
     """The training loss along a line from the teacher to a partner point.
 
     Parameters
@@ -26,10 +27,13 @@ def loss_landscape_explorer(X, Y, teacher: Heads, *, kind: str = "softmax", caus
         As in :func:`attnlib.attention`.
     rng : int, numpy.random.Generator or None
         For the random partner.
+    live : bool, default False
+        False: 3 partners x 2 reaches x 4 sample sizes, precomputed and switched
+        in the browser. True: redraw through the kernel for any reach and N.
 
     Returns
     -------
-    ipywidgets.interactive
+    FrameExplorer or ipywidgets.interactive
         Controls: the partner (see :func:`attnlib.landscape.partners`), how far
         past the endpoints the line extends, and how many examples enter the
         loss. The picture is :func:`attnlib.viz.training.plot_loss_along_line`.
@@ -48,10 +52,12 @@ def loss_landscape_explorer(X, Y, teacher: Heads, *, kind: str = "softmax", caus
         return viz.plot_loss_along_line(ts, {partner: losses}, title=f"{kind} attention, N = {examples}")
 
     N = X3.shape[0]
-    return interactive(
-        draw,
-        partner=widgets.Dropdown(options=list(ends), description="line to"),
-        reach=widgets.FloatSlider(value=0.25, min=0.0, max=1.0, step=0.05, description="reach",
-                                  continuous_update=False),
-        examples=widgets.IntSlider(value=N, min=1, max=N, description="N", continuous_update=False),
-    )
+    sizes = tuple(sorted({max(1, N // 64), max(1, N // 16), max(1, N // 4), N}))
+    return explorer(draw, {
+        "partner": toggle("line to", tuple(ends), live=lambda: widgets.Dropdown(options=list(ends), description="line to")),
+        "reach": slider("reach", (0.25, 1.0), 0.25,
+                        live=lambda: widgets.FloatSlider(value=0.25, min=0.0, max=1.0, step=0.05, description="reach",
+                                                 continuous_update=False)),
+        "examples": slider("N", sizes, N,
+                           live=lambda: widgets.IntSlider(value=N, min=1, max=N, description="N", continuous_update=False)),
+    }, live=live)

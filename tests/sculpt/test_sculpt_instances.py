@@ -93,3 +93,12 @@ def test_errors():
         planted_instance(2, 4, scale=0.5, rng=0)
     with pytest.raises(ValueError, match="shape \\(m, d, d\\)"):
         min_norm_point(np.ones((2, 3, 4)))
+
+
+def test_conditions_repr_fits_the_book_column():
+    # issue 18: chapter 8 prints this repr; on one line it was 122 characters, cut off at the page edge
+    c = measure_conditions(planted_instance(2, 4, rng=0))
+    lines = repr(c).splitlines()
+    assert len(lines) == 2 and max(map(len, lines)) <= 79, repr(c)
+    assert lines[0].startswith("Conditions(cond(sum W)=") and lines[1].startswith(" " * len("Conditions("))
+    assert repr(c).endswith("; all hold)")

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from attnlib import Heads, attention, random_heads
+from attnlib.rkhs import certificate
 from attnlib.tasks import automata as am
 
 # --- an independent simulator, written here -----------------------------------
@@ -248,3 +249,15 @@ def test_learning_and_evaluation_errors():
         am.step_contexts([dfa], [[0, 1]], states=[[0, 1]])
     with pytest.raises(ValueError, match="length must be a positive integer"):
         am.transition_data(3, 3, 2, length=0)
+
+
+def test_evaluation_repr_fits_the_book_column():
+    # issue 18: chapter 6 prints this repr; one 106-character line was cut off at the page edge
+    dfas = [am.random_dfa(2, 2, rng=k) for k in range(3)]
+    words = am.random_words(3, 9, 2, rng=1)
+    data = am.transition_data(40, 2, 2, length=4, rng=2)
+    ev = am.evaluate(am.lookup_heads(2, 2), dfas, words, certificate=certificate(data.X))
+    text = repr(ev)
+    assert max(len(line) for line in text.splitlines()) <= 79, text
+    assert "\n" in text and text.startswith("DFAEvaluation(N=3, L=9, accuracy=1.000,")
+    assert text.endswith(f"uncovered accuracy={ev.accuracy_where(False):.3f})")

@@ -43,6 +43,6 @@ def test_figure_errors_and_widget():
         viz_lower_bounds.plot_gd_runs({"x": np.zeros(3)})
     with pytest.raises(ValueError, match="s \\+ 1 <= d <= 8"):
         widgets_lower_bounds.spectrum_explorer(d=9, s=2)
-    widget = widgets_lower_bounds.spectrum_explorer(d=4, s=2, rng=0)
+    widget = widgets_lower_bounds.spectrum_explorer(d=4, s=2, rng=0, live=True)
     assert [c.description for c in widget.children[:2]] == ["d", "s (d - 1 at most)"]
     plt.close("all")

@@ -41,9 +41,11 @@ def test_dfa_stepper_redraws_the_chosen_step_and_layer(monkeypatch):
     monkeypatch.setattr(core_widgets, "display", lambda obj: None)
     dfa = am.random_dfa(2, 2, rng=0)
     learned = random_heads(2, 6, rng=1)
-    w = widgets_tasks.dfa_stepper(dfa, np.array([0, 1, 0]), {"explicit": am.lookup_heads(2, 2), "learned": learned})
+    w = widgets_tasks.dfa_stepper(dfa, np.array([0, 1, 0]), {"explicit": am.lookup_heads(2, 2), "learned": learned},
+                                   live=True)
     c = {child.description: child for child in w.children if hasattr(child, "value")}
-    assert c["step t"].max == 2 and list(c["layer"].options) == ["explicit", "learned"]
+    assert [v for _, v in c["step t"].options] == [0, 1, 2]
+    assert [v for _, v in c["layer"].options] == ["explicit", "learned"]
     c["step t"].value = 2
     c["layer"].value = "learned"
     _, word, t, heads = calls[-1]

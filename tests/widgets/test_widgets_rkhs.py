@@ -24,7 +24,7 @@ def controls(widget):
 def test_head_spectrum_explorer(monkeypatch):
     calls = []
     monkeypatch.setattr(widgets_rkhs.viz, "plot_head_spectrum", lambda layers, **kw: calls.append(layers))
-    w = widgets_rkhs.head_spectrum_explorer(rng=0)
+    w = widgets_rkhs.head_spectrum_explorer(rng=0, live=True)
     c = controls(w)
     assert set(c) == {"d", "heads m"}
     c["d"].value = 4
@@ -39,7 +39,7 @@ def test_sample_size_explorer(monkeypatch):
     calls = []
     monkeypatch.setattr(widgets_rkhs.viz, "plot_learning_curve",
                         lambda Ns, errors, **kw: calls.append((Ns, errors, kw)))
-    w = widgets_rkhs.sample_size_explorer(rng=0)
+    w = widgets_rkhs.sample_size_explorer(rng=0, live=True)
     c = controls(w)
     c["d"].value = 2
     Ns, errors, kw = calls[-1]
@@ -51,7 +51,7 @@ def test_sample_size_explorer(monkeypatch):
 def test_identifiability_explorer(monkeypatch):
     calls = []
     monkeypatch.setattr(widgets_rkhs.viz, "plot_identifiability", lambda sweep: calls.append(sweep))
-    w = widgets_rkhs.identifiability_explorer(rng=0)
+    w = widgets_rkhs.identifiability_explorer(rng=0, live=True)
     c = controls(w)
     c["log2 N"].value = 10
     sweep = calls[-1]

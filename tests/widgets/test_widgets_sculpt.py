@@ -20,7 +20,7 @@ def test_body_explorer_sculpts_from_the_chosen_number_of_examples(monkeypatch):
     monkeypatch.setattr(widgets_sculpt.viz, "plot_body_slices",
                         lambda bodies, h, **kw: drawn.append((bodies, kw)))
     monkeypatch.setattr(_core, "display", lambda obj: None)
-    w = widgets_sculpt.body_explorer(X, attention(X, heads), heads, heads.W.sum(0))
+    w = widgets_sculpt.body_explorer(X, attention(X, heads), heads, heads.W.sum(0), live=True)
     controls(w)["examples"].value = 100
     (body,), kw = drawn[-1]
     assert kw["titles"][0].startswith("N = 100")
@@ -34,7 +34,7 @@ def test_explorers_build_with_their_controls(monkeypatch):
     monkeypatch.setattr(_core, "display", lambda obj: None)
     calls = []
     monkeypatch.setattr(widgets_sculpt.viz, "plot_recovery", lambda *a, **kw: calls.append(a))
-    w = widgets_sculpt.single_head_explorer(rng=0)
+    w = widgets_sculpt.single_head_explorer(rng=0, live=True)
     assert {"d", "n (<= d)", "|Theta|", "largest N"} <= set(controls(w))
     sizes, errors = calls[-1][0], calls[-1][1]
     assert errors["W"][-1] < 1e-8  # the default draw recovers the head
@@ -42,7 +42,7 @@ def test_explorers_build_with_their_controls(monkeypatch):
     drawn = []
     monkeypatch.setattr(widgets_sculpt.viz, "plot_slice_threshold", lambda *a, **kw: drawn.append(kw))
     monkeypatch.setattr(widgets_sculpt, "slice_threshold_data", lambda scale, shared, **kw: ({}, scale + shared))
-    w = widgets_sculpt.slice_explorer(rng=0)
+    w = widgets_sculpt.slice_explorer(rng=0, live=True)
     controls(w)["|Theta_i|"].value = 6.0
     assert drawn[-1]["crude"] == pytest.approx(6.8)  # the redraw used the slider's values
 
@@ -51,7 +51,7 @@ def test_report_explorer_runs_learn_and_plots_diagnostics(monkeypatch):
     monkeypatch.setattr(_core, "display", lambda obj: None)
     got = []
     monkeypatch.setattr(widgets_sculpt.viz, "plot_phase_report", lambda diag, **kw: got.append(diag))
-    w = widgets_sculpt.report_explorer(rng=0)
+    w = widgets_sculpt.report_explorer(rng=0, live=True)
     assert {"|Theta_i|", "shared", "examples", "seed"} <= set(controls(w))
     diag = got[-1]
     assert diag["errors"]["final"] < 1e-6 and "proxy cosine" in diag["geometry"]
@@ -60,6 +60,6 @@ def test_report_explorer_runs_learn_and_plots_diagnostics(monkeypatch):
 def test_body_explorer_validates(monkeypatch):
     heads = planted_instance(2, 4, rng=0)
     with pytest.raises(ValueError, match=r"\+1 or -1"):
-        widgets_sculpt.body_explorer(np.zeros((5, 3, 4)), np.zeros((5, 3, 4)), heads, heads.W.sum(0))
+        widgets_sculpt.body_explorer(np.zeros((5, 3, 4)), np.zeros((5, 3, 4)), heads, heads.W.sum(0), live=True)
     with pytest.raises(ValueError, match="d=4"):
         widgets_sculpt.body_explorer(boolean_inputs(5, 3, 3, rng=0), np.zeros((5, 3, 3)), heads, np.eye(3))

@@ -1,0 +1,148 @@
+"""The layout of every chapter page as a reader sees it, measured in Chromium (issue 18).
+
+For each chapter of the table of contents, at a 1280 x 900 window (the fixtures of
+``tests/_browser.py``), after MathJax has typeset the page and with every dropdown open
+(solutions, asides, the hidden setup cell: a reader can open them), the test fails on
+
+- a code or output block wider than its box (``scrollWidth > clientWidth``): the reader does
+  not see the end of the line, which is often the result;
+- a table wider than the text column;
+- one cell's printed output split into several boxes (streams not merged: ``nb_merge_streams``);
+- a doubled label, such as "Proposition Proposition 1.3" (a word before a reference that
+  already renders the word);
+- test-harness text on the page (``NBVAL``, ``noqa``, ``nbval-``): nbval reads cell tags;
+- raw ``$`` or a raw role (``{doc}``, ``{ref}``...) inside a blockquote: a line of a paragraph
+  that began with ``>`` and turned into a quotation of unrendered source.
+
+For each chapter it saves ``_build/screenshots/layout-<chapter>.png``, the window at the
+first code cell with output, and, when a block is clipped, ``layout-<chapter>-clipped.png`` of
+the first such block. The source-side check of the same rule (lines of at most 79 characters)
+is ``tests/test_book_layout.py``.
+
+Skipped with a message when the book is not built or Chromium is missing, except under
+``BOOK_HTML_TESTS=required`` (``.ci/run``).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from _browser import SHOTS, Visit, browser, site, wait_for_math  # noqa: F401 (fixtures)
+from _site import is_chapter, toc_docnames
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+CHAPTERS = [d for d in toc_docnames() if is_chapter(d)]
+LABELS = r"Proposition|Lemma|Theorem|Definition|Corollary|Algorithm|Exercise|Solution|Figure|Table|Section|Remark|Example"
+DOUBLED = re.compile(rf"\b({LABELS})\s+\1\b", re.I)
+HARNESS = re.compile(r"NBVAL|nbval-|#\s*noqa\b")
+RAW_IN_QUOTE = re.compile(r"\$|\{(?:doc|ref|numref|prf:ref|cite(?::\w+)?|eq|math|term)\}`")
+
+# Open what a reader can open (solutions, asides, the hidden setup cell), so their code is measured too.
+OPEN_ALL = r"""() => {
+  document.querySelectorAll("details").forEach(d => { d.open = true; });
+  document.querySelectorAll(".toggle-hidden").forEach(e => e.classList.remove("toggle-hidden"));
+}"""
+
+MEASURE = r"""() => {
+  const column = document.querySelector("main article") || document.querySelector("main");
+  const width = column.getBoundingClientRect().width;
+  const visible = e => e.clientWidth > 0 && e.getBoundingClientRect().height > 0 &&
+    e.checkVisibility({checkOpacity: true, checkVisibilityCSS: true});
+  const blocks = [...column.querySelectorAll("div.cell pre, div.highlight pre")].filter(visible);
+  // The Colab install line of the setup cell names the repository URL in one piece (test_book.py
+  // checks it); the cell is collapsed until the reader opens it. Measure its block without it.
+  const wider = p => {
+    if (p.scrollWidth <= p.clientWidth + 1) return false;
+    if (!p.textContent.includes("%pip install")) return true;
+    const copy = p.cloneNode(true);
+    copy.textContent = p.textContent.split("\n").filter(l => !l.includes("%pip install")).join("\n");
+    p.parentElement.appendChild(copy);
+    const still = copy.scrollWidth > copy.clientWidth + 1;
+    copy.remove();
+    return still;
+  };
+  const clipped = blocks.filter(wider);
+  clipped.forEach((p, k) => p.setAttribute("data-layout-clipped", k));
+  const plain = e => {
+    const c = e.cloneNode(true);
+    c.querySelectorAll("mjx-container, script, style").forEach(x => x.remove());
+    return c.textContent;
+  };
+  return {
+    column: width,
+    blocks: blocks.length,
+    clipped: clipped.map(p => ({
+      where: p.closest(".cell_output") ? "output" : "code",
+      over: p.scrollWidth - p.clientWidth,
+      line: p.textContent.split("\n").reduce((a, b) => (b.length > a.length ? b : a), "").slice(0, 90),
+    })),
+    tables: [...column.querySelectorAll("table")].filter(visible)
+      .filter(t => t.getBoundingClientRect().width > width + 1 || t.scrollWidth > t.clientWidth + 1)
+      .map(t => `${Math.round(t.getBoundingClientRect().width)}px: ` + t.textContent.trim().slice(0, 60)),
+    split: [...column.querySelectorAll("div.cell_output")]
+      .filter(o => o.querySelectorAll(":scope > div.output.stream, :scope > div.output.stderr").length > 1)
+      .map(o => o.textContent.trim().slice(0, 60)),
+    text: plain(column),
+    quotes: [...column.querySelectorAll("blockquote")].map(plain),
+  };
+}"""
+
+
+def problems_on(info: dict) -> list[str]:
+    """Everything the reader would see wrong on one page, from the measurements of MEASURE."""
+    found = [f"{c['where']} block {c['over']}px wider than its box: {c['line']!r}" for c in info["clipped"]]
+    found += [f"table wider than the {info['column']:.0f}px column: {t}" for t in info["tables"]]
+    found += [f"one cell's printed output split into several boxes: {t!r}" for t in info.get("split", [])]
+    text = re.sub(r"\s+", " ", info["text"])
+    found += [f"doubled label: ...{text[max(0, m.start() - 30):m.end() + 20]}..." for m in DOUBLED.finditer(text)]
+    found += [f"harness text on the page: ...{text[max(0, m.start() - 40):m.end() + 20]}..."
+              for m in HARNESS.finditer(text)]
+    for quote in info["quotes"]:
+        if RAW_IN_QUOTE.search(quote):
+            found.append(f"raw math or role in a blockquote: {quote.strip()[:80]!r}")
+    return found
+
+
+@pytest.mark.parametrize("docname", CHAPTERS)
+def test_chapter_fits_the_column(docname, site, browser):
+    visit = Visit(browser, f"{site}{docname}.html")
+    page = visit.page
+    name = docname.split("/")[-1]
+    try:
+        wait_for_math(page)
+        page.evaluate(OPEN_ALL)
+        page.wait_for_timeout(300)
+        info = page.evaluate(MEASURE)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        first = page.locator("div.cell:has(div.cell_output pre)").first
+        if first.count():
+            first.scroll_into_view_if_needed()
+            page.screenshot(path=str(SHOTS / f"layout-{name}.png"))
+        if info["clipped"]:  # a picture of the first clipped block, for the report; not a check
+            try:
+                page.locator('[data-layout-clipped="0"]').screenshot(
+                    path=str(SHOTS / f"layout-{name}-clipped.png"), timeout=5_000)
+            except Exception:  # noqa: BLE001
+                pass
+    finally:
+        visit.close()
+    assert info["blocks"] > 0, f"{docname}: no code blocks found; has the page structure changed?"
+    problems = problems_on(info)
+    assert not problems, f"{docname}:\n  " + "\n  ".join(problems)
+
+
+def test_the_checks_find_what_they_look_for():
+    """Each check fails on an example of what it exists to catch, and passes clean text."""
+    clean = {"column": 700, "clipped": [], "tables": [], "text": "By Proposition 1.3 and exercise 2.1",
+             "quotes": ["a quoted sentence"]}
+    assert problems_on({**clean, "text": "fine: Proposition 1.3 and exercise 2"}) == []
+    assert problems_on({**clean, "clipped": [{"where": "output", "over": 40, "line": "x"}]})
+    assert problems_on({**clean, "tables": ["720px: | a | b |"]})
+    assert problems_on({**clean, "split": ["d  psi  N"]})
+    assert any("doubled" in p for p in problems_on({**clean, "text": "see Proposition Proposition 1.3"}))
+    assert any("doubled" in p for p in problems_on({**clean, "text": "exercise Exercise 1.5"}))
+    assert any("harness" in p for p in problems_on({**clean, "text": "# NBVAL_IGNORE_OUTPUT x = 1"}))
+    assert any("harness" in p for p in problems_on({**clean, "text": "f = lambda: 0  # noqa: E731"}))
+    assert any("blockquote" in p for p in problems_on({**clean, "quotes": ["0$, {doc}`chapter 5 <ch05>`"]}))

@@ -1,0 +1,222 @@
+"""The explorers on the built pages move without a kernel and without the network.
+
+Every chapter page is opened in Chromium with every request to another host blocked
+(``tests/_browser.py``). For every widget on the page the test
+
+- waits for the widget manager served with the book (``_static/widgets/embed.js``) to draw it;
+- checks that it drew controls (a widget with none fails);
+- moves each control from the keyboard, as a reader would: focus, then an arrow key
+  (a slider or a drop-down) or Space on the next toggle button;
+- checks that the figure shown changed: the source of the visible frame (each frame is
+  its own image), or else a hash of the pixels of the widget's figure (a widget whose
+  figure does not change fails);
+- checks that the note under it names every control, and that every control has an
+  accessible name (``_static/widgets.js`` gives the slider handle and the button group
+  the control's description);
+
+Before/after screenshots of the first widget of each chapter are saved in
+``_build/screenshots/widgets/``, and ``_build/screenshots/widgets.txt`` (and ``.json``) list
+per chapter its widgets, their controls and frames, and the page's size (the HTML, which
+holds the widget state with the frames, plus the images it loads from the book), with the
+shared widget manager bundle counted once at the end. A chapter page over ``PAGE_BUDGET``
+fails.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+from _browser import SHOTS, Visit, browser, site  # noqa: F401 (fixtures)
+from _site import HTML, is_chapter, toc_docnames
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+CHAPTERS = [d for d in toc_docnames() if is_chapter(d)]
+PAGE_BUDGET = 6_000_000  # bytes: a chapter page's HTML and images
+WIDGETS = SHOTS / "widgets"
+STATE = 'script[type="application/vnd.jupyter.widget-state+json"]'
+VIEW = 'script[type="application/vnd.jupyter.widget-view+json"]'
+
+
+def page_bytes(docname: str) -> dict:
+    """The page's HTML and the book images it references (not the shared scripts and styles)."""
+    html = HTML / f"{docname}.html"
+    text = html.read_text(encoding="utf-8")
+    images = set()
+    for src in re.findall(r'<img[^>]+src="([^"#?]+)"', text):
+        path = (html.parent / src).resolve()
+        if path.is_file() and HTML.resolve() in path.parents:
+            images.add(path)
+    image_bytes = sum(p.stat().st_size for p in images)
+    state = re.search(r'<script type="application/vnd\.jupyter\.widget-state\+json">(.*?)</script>', text, re.S)
+    return {"html": html.stat().st_size, "images": image_bytes, "n_images": len(images),
+            "state": len(state.group(1)) if state else 0, "total": html.stat().st_size + image_bytes}
+
+
+@pytest.fixture(scope="module")
+def report():
+    pages: dict[str, dict] = {}
+    yield pages
+    WIDGETS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / "widgets.json").write_text(json.dumps(pages, indent=1, sort_keys=True))
+    lines = ["Widgets on the chapter pages, offline (every outside host blocked), moved from the keyboard.",
+             "page size = HTML (with the widget state and its frames, base64) + the book's images it loads.", ""]
+    for name, info in pages.items():
+        size = info.get("size", {})
+        lines.append(f"{name}: {len(info.get('widgets', []))} widget(s), page {size.get('total', 0) / 1e6:.2f} MB "
+                     f"(HTML {size.get('html', 0) / 1e6:.2f} MB of which widget state {size.get('state', 0) / 1e6:.2f} MB, "
+                     f"{size.get('n_images', 0)} images {size.get('images', 0) / 1e6:.2f} MB)")
+        for w in info.get("widgets", []):
+            moved = ", ".join(f"{c['name']} ({c['kind']}, {'changed' if c['changed'] else 'UNCHANGED'})"
+                              for c in w["controls"])
+            lines.append(f"    widget {w['index']}: {w['frames']} frames; controls: {moved or 'NONE'}")
+    manager = HTML / "_static" / "widgets" / "embed.js"
+    if manager.is_file():
+        lines += ["", f"shared by every page: _static/widgets/embed.js {manager.stat().st_size / 1e6:.2f} MB "
+                      "(the widget manager, loaded once and cached)"]
+    (SHOTS / "widgets.txt").write_text("\n".join(lines) + "\n")
+
+
+VISIBLE_FIGURE = r"""(box) => {
+  const imgs = [...box.querySelectorAll("img")].filter(i => i.offsetParent !== null && i.naturalWidth > 0);
+  return imgs.map(i => i.currentSrc || i.src).join(" ");
+}"""
+
+CONTROLS = r"""(box) => [...box.querySelectorAll(".widget-slider, .widget-toggle-buttons, .widget-dropdown")]
+  .map(c => ({
+    kind: c.classList.contains("widget-slider") ? "slider"
+        : c.classList.contains("widget-toggle-buttons") ? "toggle" : "dropdown",
+    name: (c.querySelector(".widget-label") || {}).textContent || "",
+    accessible: (c.querySelector("[role='slider'][aria-label]") || {}).ariaLabel || c.getAttribute("aria-label")
+                || (c.querySelector("select[aria-label]") || {}).ariaLabel || "",
+  }))"""
+
+
+def figure_key(box) -> str:
+    src = box.evaluate(VISIBLE_FIGURE)
+    if src:
+        return src
+    return hashlib.sha256(box.screenshot()).hexdigest()  # no image shown: hash the pixels
+
+
+def move(page, control, kind: str) -> None:
+    """Move one control from the keyboard by one step, as a reader would."""
+    if kind == "slider":
+        handle = control.locator(".noUi-handle, [role='slider']").first
+        handle.focus()
+        now, top = handle.get_attribute("aria-valuenow"), handle.get_attribute("aria-valuemax")
+        page.keyboard.press("ArrowLeft" if now is not None and now == top else "ArrowRight")
+    elif kind == "toggle":
+        buttons = control.locator("button")
+        pressed = [i for i in range(buttons.count()) if "mod-active" in (buttons.nth(i).get_attribute("class") or "")]
+        target = buttons.nth(((pressed[0] if pressed else 0) + 1) % buttons.count())
+        target.focus()
+        page.keyboard.press("Space")
+    else:
+        select = control.locator("select")
+        select.focus()
+        page.keyboard.press("ArrowDown")
+
+
+@pytest.mark.parametrize("docname", CHAPTERS)
+def test_every_widget_moves_offline(docname, site, browser, report):
+    start = time.perf_counter()
+    visit = Visit(browser, f"{site}{docname}.html")
+    page = visit.page
+    info = {"widgets": [], "size": page_bytes(docname)}
+    report[docname] = info
+    problems = []
+    try:
+        n_views = page.locator(VIEW).count()
+        if n_views:
+            try:
+                page.wait_for_function(f"() => document.querySelectorAll('.attnlib-frames').length >= {n_views}",
+                                       timeout=60_000)
+            except Exception:
+                drawn = page.locator(".attnlib-frames").count()
+                problems.append(f"the widget manager drew {drawn} of {n_views} widgets")
+        boxes = page.locator(".attnlib-frames")
+        notes = page.locator("p.widget-note")
+        for index in range(boxes.count()):
+            box = boxes.nth(index)
+            box.scroll_into_view_if_needed()
+            controls = box.evaluate(CONTROLS)
+            entry = {"index": index, "controls": [], "frames": box.evaluate(
+                "(b) => b.querySelectorAll('img').length")}
+            frames = _frames_in_state(page, index)
+            if frames is not None:
+                entry["frames"] = frames
+            info["widgets"].append(entry)
+            if not controls:
+                problems.append(f"widget {index} rendered no controls")
+                continue
+            problems += [f"widget {index}: control {c['name']!r} has no accessible name (aria-label)"
+                         for c in controls if not c["accessible"].strip()]
+            if index == 0:
+                WIDGETS.mkdir(parents=True, exist_ok=True)
+                box.screenshot(path=str(WIDGETS / f"{Path(docname).name}-before.png"))
+            locators = box.locator(".widget-slider, .widget-toggle-buttons, .widget-dropdown")
+            for c, control in enumerate(controls):
+                before = figure_key(box)
+                move(page, locators.nth(c), control["kind"])
+                changed = False
+                for _ in range(20):  # the manager switches frames at once; allow the image to decode
+                    page.wait_for_timeout(100)
+                    if figure_key(box) != before:
+                        changed = True
+                        break
+                entry["controls"].append({"name": control["name"].strip(), "kind": control["kind"],
+                                          "changed": changed})
+                if not changed:
+                    problems.append(f"widget {index}: moving {control['name']!r} ({control['kind']}) "
+                                    "from the keyboard did not change the figure")
+            if index == 0:
+                box.screenshot(path=str(WIDGETS / f"{Path(docname).name}-after.png"))
+            if index < notes.count():
+                note = notes.nth(index).inner_text()
+                missing = [c["name"].strip() for c in controls if c["name"].strip() not in note]
+                if missing:
+                    problems.append(f"widget {index}: its note does not name {missing}: {note!r}")
+    finally:
+        visit.close()
+    info["seconds"] = time.perf_counter() - start
+    widget_hosts = [u for u in visit.outside if re.search(r"jupyter-widgets|require\.js|requirejs", u)]
+    problems += [f"request to an outside host for widgets: {u}" for u in widget_hosts]
+    problems += [f"console: {e}" for e in visit.errors]
+    if not info["widgets"]:
+        problems.append("no widget on this chapter page (every chapter has at least one explorer)")
+    if info["size"]["total"] > PAGE_BUDGET:
+        problems.append(f"page is {info['size']['total'] / 1e6:.1f} MB with its images (budget "
+                        f"{PAGE_BUDGET / 1e6:.0f} MB)")
+    assert not problems, f"{docname}:\n  " + "\n  ".join(problems)
+
+
+def _frames_in_state(page, index: int):
+    """Distinct Image models under the index-th precomputed explorer, from the page's widget state."""
+    return page.evaluate(
+        r"""([stateSel, index]) => {
+          const script = document.querySelector(stateSel);
+          if (!script) return null;
+          const state = JSON.parse(script.textContent).state;
+          const roots = Object.keys(state).filter(k => (state[k].state._dom_classes || []).includes("attnlib-frames"));
+          const views = [...document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')]
+            .map(v => JSON.parse(v.textContent).model_id).filter(id => roots.includes(id));
+          const root = views[index];
+          if (!root) return null;
+          const seen = new Set(), images = new Set();
+          const walk = (id) => {
+            if (seen.has(id) || !state[id]) return;
+            seen.add(id);
+            if (state[id].model_name === "ImageModel") images.add(id);
+            for (const c of state[id].state.children || []) walk(String(c).replace(/^IPY_MODEL_/, ""));
+          };
+          walk(root);
+          return images.size;
+        }""",
+        [STATE, index],
+    )

@@ -1,0 +1,132 @@
+"""Code and printed output that fit the page: every line of a chapter's code cells and of its
+printed outputs is at most ``WIDTH`` characters (issue 18).
+
+The text column of the built book holds 80 characters of code at the code font size set in
+``_static/layout.css`` (measured in Chromium at a 1280 px wide window; see
+``tests/test_book_browser_layout.py``, which checks the pages themselves). A longer line is cut
+off at the right edge, and the reader misses the end of it, which is often the result. So
+chapters wrap code as PEP 8 does (79 characters), print tables with short aligned columns, and
+results whose ``repr`` is long wrap it (``attnlib._validation.wrap_fields``).
+
+Code blocks in the prose (the exercise solutions) sit in boxes four columns narrower, so
+their lines are at most ``PROSE_WIDTH`` characters. One line is exempt: the Colab install line in the hidden setup cell, which must name the
+repository URL in one piece (``test_book.py`` checks it against ``_config.yml``).
+"""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+WIDTH = 79
+# Code blocks in the prose sit inside exercise and solution boxes, whose padding leaves 76 columns.
+PROSE_WIDTH = 75
+CHAPTERS = sorted((ROOT / "book").glob("ch[0-9][0-9]_*.ipynb"))
+IDS = [p.stem for p in CHAPTERS]
+# What the page shows instead of text: figures and live widgets.
+NOT_TEXT = ("image/png", "image/svg+xml", "application/vnd.jupyter.widget-view+json", "text/html")
+
+
+def cells(path):
+    return json.loads(path.read_text())["cells"]
+
+
+def long_lines(text):
+    return [line for line in text.splitlines() if len(line) > WIDTH]
+
+
+def install_line(cell, line):
+    tags = cell["metadata"].get("tags", [])
+    return "hide-cell" in tags and re.match(r"\s*%pip install .*git\+https://", line) is not None
+
+
+def shown_text(output):
+    """The text a reader sees for one output, or '' when the page shows something else."""
+    if output["output_type"] == "stream":
+        return "".join(output["text"])
+    if output["output_type"] == "error":
+        return "\n".join(output.get("traceback", []))
+    data = output.get("data", {})
+    if any(kind in data for kind in NOT_TEXT):
+        return ""
+    return "".join(data.get("text/plain", ""))
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
+def test_code_lines_fit_the_column(path):
+    too_long = [
+        f"cell {i}: {len(line)} characters: {line.strip()[:60]}..."
+        for i, cell in enumerate(cells(path))
+        if cell["cell_type"] == "code"
+        for line in long_lines("".join(cell["source"]))
+        if not install_line(cell, line)
+    ]
+    assert not too_long, f"{path.name}: code lines over {WIDTH} characters:\n" + "\n".join(too_long)
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
+def test_printed_lines_fit_the_column(path):
+    too_long = [
+        f"cell {i}: {len(line)} characters: {line.strip()[:60]}..."
+        for i, cell in enumerate(cells(path))
+        if cell["cell_type"] == "code"
+        for output in cell.get("outputs", [])
+        for line in long_lines(shown_text(output))
+    ]
+    assert not too_long, f"{path.name}: printed lines over {WIDTH} characters:\n" + "\n".join(too_long)
+
+
+def prose_code(text):
+    """Lines of the code blocks in a markdown cell: fenced (```` ``` ```` or ``~~~``; a directive's
+    fence such as ```` ```{solution} ```` is not code, but code fences inside it are) and indented
+    by four spaces after a blank line (the exercise solutions), without the indentation."""
+    found, lines = [], text.split("\n")
+    open_fences = []  # (fence, is_code), innermost last
+    for k, line in enumerate(lines):
+        stripped = line.strip()
+        if open_fences and open_fences[-1][1]:  # inside a code block
+            if stripped == open_fences[-1][0]:
+                open_fences.pop()
+            else:
+                found.append(line)
+            continue
+        opener = re.match(r"(`{3,}|~{3,})(.*)", stripped)
+        if opener:
+            info = opener.group(2).strip()
+            if not info and open_fences and stripped == open_fences[-1][0]:
+                open_fences.pop()  # the end of a directive
+            else:
+                code = not info.startswith("{") or info.startswith(("{code-block}", "{code-cell}", "{code}"))
+                open_fences.append((opener.group(1), code))
+            continue
+        if line.startswith("    ") and k > 0 and (lines[k - 1].strip() == "" or lines[k - 1].startswith("    ")):
+            found.append(line[4:])
+    return found
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
+def test_code_in_the_prose_fits_the_column(path):
+    too_long = [
+        f"cell {i}: {len(line)} characters: {line.strip()[:60]}..."
+        for i, cell in enumerate(cells(path))
+        if cell["cell_type"] == "markdown"
+        for line in prose_code("".join(cell["source"]))
+        if len(line) > PROSE_WIDTH
+    ]
+    assert not too_long, f"{path.name}: lines of code blocks in the prose over {PROSE_WIDTH} characters:\n" + "\n".join(
+        too_long)
+
+
+def test_the_check_sees_a_long_line_and_spares_the_install_line():
+    setup = {"cell_type": "code", "metadata": {"tags": ["hide-cell"]}, "source": []}
+    assert install_line(setup, '    %pip install -q "attnlib[viz] @ git+https://github.com/o/r"')
+    assert not install_line({**setup, "metadata": {}}, "    %pip install -q git+https://x")
+    assert long_lines("short\n" + "x" * (WIDTH + 1)) == ["x" * (WIDTH + 1)]
+    assert shown_text({"output_type": "display_data", "data": {"image/png": "...", "text/plain": "y" * 99}}) == ""
+    assert shown_text({"output_type": "stream", "name": "stdout", "text": ["a\n", "b"]}) == "a\nb"
+    prose = "Text.\n\n    x = 1\n\n    y = 2\n\n```python\nz = 3\n```\n\n```{note}\nnot code\n```\nplain"
+    assert prose_code(prose) == ["x = 1", "y = 2", "z = 3"]
+    nested = "````{solution} ex\n:class: dropdown\n\n```python\nw = 4\n```\n````\n~~~python\nv = 5\n~~~"
+    assert prose_code(nested) == ["w = 4", "v = 5"]

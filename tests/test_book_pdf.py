@@ -1,0 +1,261 @@
+"""The PDF edition as a reader gets it: read back from the built PDF with poppler's tools.
+
+Needs ``_build/latex/book.pdf`` from ``python scripts/book_pdf.py`` (and, for the student
+edition, ``_build/student/_build/latex/book.pdf`` from ``python scripts/book_pdf.py --student``)
+and poppler-utils (``pdftotext``, ``pdfinfo``, ``pdfimages``, ``pdftoppm``; installed by
+``scripts/install_latex.sh``). Without them the tests are skipped with a message saying so,
+except under ``BOOK_HTML_TESTS=required`` (CI), where that is a failure.
+
+The first page of every chapter is rendered to ``_build/screenshots/pdf/`` for a person to look at.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from _site import HTML, ROOT, is_chapter, skip_or_fail, source, toc_docnames
+
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+from book_pdf import is_widget_output  # noqa: E402
+
+PDF = ROOT / "_build" / "latex" / "book.pdf"
+LOG = ROOT / "_build" / "latex" / "book.log"
+STUDENT_PDF = ROOT / "_build" / "student" / "_build" / "latex" / "book.pdf"
+SHOTS = ROOT / "_build" / "screenshots" / "pdf"
+TOOLS = ("pdftotext", "pdfinfo", "pdfimages", "pdftoppm")
+PRF = re.compile(r"^(`{3,}|:{3,})\{prf:(\w+)\}[ \t]*([^\n]*)\n(?::label:[ \t]*(\S+))?", re.M)
+
+
+def require_pdf(pdf: Path = PDF) -> None:
+    missing = [tool for tool in TOOLS if shutil.which(tool) is None]
+    if missing:
+        skip_or_fail(f"{', '.join(missing)} not found: install poppler-utils (bash scripts/install_latex.sh)")
+    if not pdf.exists():
+        flag = " --student" if pdf == STUDENT_PDF else ""
+        skip_or_fail(f"no PDF at {pdf.relative_to(ROOT)}: build it with `python scripts/book_pdf.py{flag}`")
+    stale = [d for d in toc_docnames() if source(d).stat().st_mtime > pdf.stat().st_mtime]
+    if stale and pdf == PDF:
+        skip_or_fail(f"{pdf.relative_to(ROOT)} is older than {source(stale[0]).relative_to(ROOT)}: rebuild it")
+
+
+def run(*args: str) -> str:
+    return subprocess.run(args, capture_output=True, text=True, check=True).stdout
+
+
+@cache
+def pages(pdf: Path = PDF) -> list[str]:
+    """The text of each page (pdftotext separates pages by form feeds)."""
+    return run("pdftotext", "-enc", "UTF-8", str(pdf), "-").split("\f")[:-1]
+
+
+def squash(text: str) -> str:
+    """Letters and digits only, lower case: immune to line breaks, hyphenation and spacing."""
+    return re.sub(r"[^0-9a-z]+", "", text.lower())
+
+
+def markdown(docname: str) -> str:
+    path = source(docname)
+    if path.suffix == ".ipynb":
+        cells = json.loads(path.read_text())["cells"]
+        return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    return path.read_text()
+
+
+def title(docname: str) -> str:
+    match = re.search(r"^#\s+(.+)$", markdown(docname), re.M)
+    assert match, f"{docname} has no title"
+    return match.group(1).strip()
+
+
+def prose_words(text: str) -> list[str]:
+    """The parts of a title outside its inline math and roles, squashed (math is typeset differently)."""
+    text = re.sub(r"\$[^$]*\$|\{[\w:-]+\}`[^`]*`|`[^`]*`", "\0", text)
+    return [s for s in (squash(part) for part in text.split("\0")) if len(s) >= 3]
+
+
+def proof_directives() -> list[tuple[str, str, str, str]]:
+    """(docname, kind, title, label) of every sphinx-proof directive in the toc's pages."""
+    return [(d, kind, head, label or "") for d in toc_docnames()
+            for _, kind, head, label in PRF.findall(markdown(d))]
+
+
+def static_figures(docname: str) -> int:
+    """Image outputs of a chapter a printed page can show: widget outputs are not counted."""
+    count = 0
+    for cell in json.loads(source(docname).read_text())["cells"]:
+        tags = set(cell.get("metadata", {}).get("tags", []))
+        if cell["cell_type"] != "code" or {"remove-output", "remove-cell"} & tags:
+            continue
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if is_widget_output(data):
+                continue
+            if any(key in data for key in ("image/png", "image/jpeg", "image/svg+xml", "application/pdf")):
+                count += 1
+    return count
+
+
+@cache
+def first_pages() -> dict[str, int]:
+    """docname -> 1-based page number where the chapter (or appendix) starts in the PDF."""
+    found, start = {}, 0
+    texts = [squash(p) for p in pages()]
+    for docname in toc_docnames()[1:]:
+        want = squash(title(docname))
+        for number in range(start, len(texts)):
+            # A chapter opens with "CHAPTER ONE" or "APPENDIX A", then its title.
+            where = texts[number].find(want)
+            if texts[number].startswith(("chapter", "appendix")) and 0 < where <= 20:
+                found[docname] = number + 1
+                start = number + 1
+                break
+    return found
+
+
+def test_every_chapter_title_is_in_the_pdf():
+    require_pdf()
+    text = squash("".join(pages()))
+    missing = [title(d) for d in toc_docnames() if squash(title(d)) not in text]
+    assert not missing, f"chapter titles missing from the PDF: {missing}"
+
+
+def test_every_chapter_opens_a_page_in_reading_order():
+    require_pdf()
+    found = first_pages()
+    missing = [d for d in toc_docnames()[1:] if d not in found]
+    assert not missing, f"no chapter-opening page found for {missing}"
+    order = [found[d] for d in toc_docnames()[1:]]
+    assert order == sorted(order), f"chapters out of order: {dict(zip(toc_docnames()[1:], order))}"
+
+
+def test_every_theorem_of_the_toc_is_typeset_with_its_title():
+    require_pdf()
+    directives = proof_directives()
+    assert len(directives) >= 30, f"only {len(directives)} prf directives found in the sources"
+    text = squash("".join(pages()))
+    missing = [(d, label or head) for d, kind, head, label in directives
+               if not all(word in text for word in prose_words(head))]
+    assert not missing, f"theorem titles missing from the PDF: {missing[:10]}"
+    # Each directive is typeset as an environment: its kind and number ("Lemma 5.2").
+    typeset = len(re.findall(r"\b(?:Theorem|Lemma|Proposition|Definition|Algorithm|Corollary|Remark|"
+                             r"Example|Conjecture|Criterion|Assumption|Axiom|Observation|Property|"
+                             r"Proof|Note)\s+\d+\.\d+\b", "\n".join(pages())))
+    assert typeset >= len(directives), f"{typeset} numbered environments for {len(directives)} directives"
+
+
+def test_every_static_figure_is_in_the_pdf():
+    require_pdf()
+    want = sum(static_figures(d) for d in toc_docnames() if is_chapter(d))
+    rows = run("pdfimages", "-list", str(PDF)).splitlines()[2:]
+    images = sum(1 for row in rows if row.split()[2] == "image")
+    assert want > 0
+    assert images == want, f"{images} images in the PDF, {want} static figures in the notebooks"
+
+
+def test_widget_outputs_are_replaced_by_a_note():
+    require_pdf()
+    text = "\n".join(pages())
+    widgets = sum(1 for d in toc_docnames() if is_chapter(d)
+                  for c in json.loads(source(d).read_text())["cells"] if c["cell_type"] == "code"
+                  for o in c.get("outputs", []) if is_widget_output(o.get("data", {})))
+    assert "interactive(children" not in text and "VBox(children" not in text
+    assert text.count("Interactive figure: move its controls in the web edition") == widgets
+    # Each note sends the reader to the page of its own chapter.
+    linked = re.findall(r"/(book/\w+)\.html", "".join(text.split()))
+    want = [d for d in toc_docnames() if is_chapter(d)
+            for c in json.loads(source(d).read_text())["cells"] if c["cell_type"] == "code"
+            for o in c.get("outputs", []) if is_widget_output(o.get("data", {}))]
+    assert [d for d in linked if d in want or d == "book/intro"] == want
+
+
+@pytest.mark.parametrize("raw", ["{prf:", ":::", "$$", "```", "{solution}", "{exercise}", "\ufffd", "??"])
+def test_no_raw_markup_in_the_pdf(raw):
+    require_pdf()
+    hits = [n + 1 for n, page in enumerate(pages()) if raw in page]
+    assert not hits, f"raw {raw!r} on pages {hits[:10]} ('??' is an unresolved reference)"
+
+
+def test_no_missing_glyphs_and_nothing_much_wider_than_the_text():
+    require_pdf()
+    log = LOG.read_text(errors="replace")
+    missing = sorted(set(re.findall(r"Missing character: There is no (.+?) in font", log)))
+    assert not missing, f"glyphs missing from the fonts (they vanish from the PDF): {missing}"
+    wide = [float(w) for w in re.findall(r"Overfull \\hbox \((\d+(?:\.\d+)?)pt too wide", log)]
+    assert not [w for w in wide if w > 20], f"lines wider than the text by more than 20pt: {sorted(wide)[-5:]}"
+
+
+def test_no_page_is_wider_than_the_paper():
+    require_pdf()
+    info = run("pdfinfo", "-f", "1", "-l", str(len(pages())), str(PDF))
+    sizes = set(re.findall(r"Page\s+\d+ size:\s+([\d.]+) x ([\d.]+)", info))
+    assert len(sizes) == 1, f"pages of different sizes: {sizes}"
+    width = float(next(iter(sizes))[0])
+    html = run("pdftotext", "-bbox", str(PDF), "-")
+    beyond = [(w, x) for x, w in re.findall(r'<word xMin="[\d.-]+" yMin="[\d.-]+" xMax="([\d.-]+)"[^>]*>([^<]*)<', html)
+              if float(x) > width - 20]
+    assert not beyond, f"text runs into the paper's edge (width {width}pt): {beyond[:5]}"
+
+
+def test_first_page_of_each_chapter_rendered_to_png():
+    require_pdf()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for docname, number in first_pages().items():
+        stem = SHOTS / Path(docname).name
+        run("pdftoppm", "-f", str(number), "-l", str(number), "-r", "70", "-png", "-singlefile", str(PDF), str(stem))
+        assert stem.with_suffix(".png").stat().st_size > 5000, f"{stem}.png looks empty"
+
+
+def test_full_edition_has_exercises_and_solutions():
+    require_pdf()
+    text = "\n".join(pages())
+    exercises = sum(len(re.findall(r"\{exercise\}", markdown(d))) for d in toc_docnames())
+    assert len(re.findall(r"Exercise \d+\.\d+\.\d+", text)) >= exercises
+    assert squash(text).count("solutionstotheexercises") >= 2  # in the contents and as an appendix
+    assert text.count("Solution to Exercise") == sum(len(re.findall(r"\{solution\}", markdown(d)))
+                                                     for d in toc_docnames())
+
+
+def test_student_pdf_has_the_exercises_but_no_solution():
+    require_pdf(STUDENT_PDF)
+    text = "\n".join(pages(STUDENT_PDF))
+    assert "Solution to Exercise" not in text
+    exercises = sum(len(re.findall(r"\{exercise\}", markdown(d))) for d in toc_docnames())
+    assert len(set(re.findall(r"Exercise \d+\.\d+\.\d+", text))) >= exercises
+    assert "student edition" in text
+    html = STUDENT_PDF.parents[1] / "html"
+    if (html / "book" / "ch01_attention.html").exists():   # its download menu links its own PDF
+        page = (html / "book" / "ch01_attention.html").read_text()
+        match = re.search(r'href="([^"]+\.pdf)"[^>]*>(?:(?!</a>).)*Book \(PDF\)', page, re.S)
+        assert match, "no 'Book (PDF)' entry in the student edition's download menu"
+        assert (html / "book" / match.group(1)).resolve().read_bytes() == STUDENT_PDF.read_bytes()
+
+
+def test_html_links_the_pdf_from_the_download_menu():
+    require_pdf()
+    if not (HTML / "index.html").exists():
+        skip_or_fail("no built HTML in _build/html: build it with `jupyter-book build .`")
+    page = (HTML / "book" / "ch01_attention.html").read_text()
+    match = re.search(r'href="([^"]+\.pdf)"[^>]*>(?:(?!</a>).)*Book \(PDF\)', page, re.S)
+    assert match, "no 'Book (PDF)' entry in the download menu of chapter 1"
+    target = (HTML / "book" / match.group(1)).resolve()
+    assert target.is_file(), f"the download menu links {match.group(1)}, which is not in _build/html"
+    assert target.read_bytes() == PDF.read_bytes()
+
+
+def test_warning_boxes_print_as_warnings():
+    """Part III's "the book's reconstruction" notices (``:class: warning``) stand out in print."""
+    require_pdf()
+    tex = (PDF.parent / "book.tex").read_text()
+    warnings = sum(len(re.findall(r"^(`{3,}|:{3,})\{admonition\}[^\n]*\n:class:[^\n]*\bwarning\b", markdown(d), re.M))
+                   for d in toc_docnames())
+    assert warnings >= 3, f"only {warnings} warning admonitions in the sources"
+    assert tex.count(r"\begin{sphinxadmonition}{warning}") >= warnings
+    assert "reconstruction" in squash("\n".join(pages()))
