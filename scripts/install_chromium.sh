@@ -13,15 +13,7 @@ if [ -x /usr/bin/chromium ]; then
   echo "chromium already installed: $(/usr/bin/chromium --version 2>/dev/null || echo /usr/bin/chromium)"
   exit 0
 fi
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "no apt-get here: install Chromium yourself and set CHROMIUM=/path/to/chromium" >&2
-  exit 1
-fi
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  sudo="sudo"
-fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -q
-$sudo apt-get install -y -q chromium
+# shellcheck source=scripts/_apt.sh
+source "$(dirname "${BASH_SOURCE[0]}")/_apt.sh"
+apt_install "install Chromium yourself and set CHROMIUM=/path/to/chromium" chromium
 echo "installed: $(/usr/bin/chromium --version 2>/dev/null || echo /usr/bin/chromium)"

@@ -31,15 +31,8 @@ if [ ${#missing[@]} -eq 0 ] && fc-list 2>/dev/null | grep -q FreeSerif; then
   echo "TeX already installed: $(xelatex --version | head -n 1); $(latexmk --version | grep -m1 Latexmk)"
   exit 0
 fi
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "no apt-get here: install xelatex, latexmk, GNU FreeFont and poppler yourself (missing: ${missing[*]:-FreeSerif})" >&2
-  exit 1
-fi
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  sudo="sudo"
-fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -q
-$sudo apt-get install -y -q --no-install-recommends "${PACKAGES[@]}"
+# shellcheck source=scripts/_apt.sh
+source "$(dirname "${BASH_SOURCE[0]}")/_apt.sh"
+apt_install "install xelatex, latexmk, GNU FreeFont and poppler yourself (missing: ${missing[*]:-FreeSerif})" \
+  --no-install-recommends "${PACKAGES[@]}"
 echo "installed: $(xelatex --version | head -n 1); $(latexmk --version | grep -m1 Latexmk)"

@@ -34,9 +34,9 @@ from ..attention import attention, attention_weights
 from ..heads import Heads, as_heads
 from ..lower_bounds import n_monomials
 from ..sculpt import Body, body_slice, min_norm_proxy
-from ..sculpt.instances import min_norm_point
 from ..tasks.automata import DFA, lookup_heads, query_tokens, table_tokens
 from ._style import COLORS, COLUMN_IN, MIN_PT, styled
+from .sculpt import _plane as _slice_plane  # one plane for the slices of chapter 8 and this diagram
 
 __all__ = ["plot_cubic_lift", "plot_dfa_lookup", "plot_halfspaces", "plot_head", "plot_phase_flow",
            "plot_two_roads"]
@@ -426,15 +426,6 @@ def plot_dfa_lookup(dfa: DFA, state: int = 0, symbol: int = 0):
 
 
 # --------------------------------------------------------------------------- chapter 8: halfspaces
-
-
-def _slice_plane(heads: Heads) -> np.ndarray:
-    """Orthonormal basis (2, d, d): along Theta_star, then along Theta_1 - Theta_star."""
-    star, _ = min_norm_point(heads.Theta[:2])
-    other = heads.Theta[0] - star
-    B1 = star / np.linalg.norm(star)
-    B2 = other - np.sum(other * B1) * B1
-    return np.stack([B1, B2 / np.linalg.norm(B2)])
 
 
 def _bounding_lines(body: Body, basis: np.ndarray, poly: np.ndarray, tol: float = 1e-7) -> list[tuple]:
