@@ -11,12 +11,12 @@ words, one per idea, so that each part of the book has at least one:
   (chapter 6)
 * :func:`plot_halfspaces` -- certified rows become halfspaces; a real 2-D slice of a sculpted body
   and the halfspaces that bound it (chapter 8)
-* :func:`plot_phase_flow` -- the five phases of Part III, the book's reconstruction (chapter 9)
+* :func:`plot_phase_flow` -- the five phases of Part III, the book's reconstruction (chapter 8)
 * :func:`plot_two_roads` -- the two results side by side: what each assumes, costs, and where the
   lower bound bites (chapter 11)
 
 Every diagram is drawn on one axes whose data units are inches of the figure, so boxes, arrows
-and text keep their sizes. Like every figure of the book (:mod:`attnlib.viz._style`), a diagram
+and text keep their sizes. Like every figure of the book (``attnlib/viz/_style.py``), a diagram
 is at most ``COLUMN_IN`` inches wide, so the page shows it unshrunk, and no text is smaller than
 ``MIN_PT`` points (16 px, the body text): dense diagrams are stacked vertically rather than shrunk.
 Colours come from ``COLORS`` by index, and never carry meaning alone: every coloured element also
