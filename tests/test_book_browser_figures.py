@@ -31,7 +31,10 @@ CHAPTERS = [d for d in toc_docnames() if is_chapter(d)]
 
 MEASURE = r"""() => {
   const body = parseFloat(getComputedStyle(document.querySelector("main p") || document.body).fontSize);
-  const images = [...document.querySelectorAll(".cell_output img")];
+  // a widget's frames are not chapter figures: the static figure above it is (its frames carry
+  // their own alt text, and tests/test_book_browser_widgets.py checks them)
+  const images = [...document.querySelectorAll(".cell_output img")]
+    .filter(img => !img.closest(".jupyter-widgets") && !img.src.startsWith("blob:"));
   return {body, images: images.map((img, k) => {
     const figure = img.closest("figure");
     const caption = figure ? figure.querySelector("figcaption") : null;
