@@ -138,6 +138,10 @@ def _sources(root: Path):
             cells = json.loads(page.read_text())["cells"]
             markdown = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
             code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+            # a figure's caption and alt text (myst-nb cell metadata) are public text on the page too
+            figures = [c.get("metadata", {}).get("mystnb", {}) for c in cells]
+            code += "\n" + "\n".join(f"{m.get('figure', {}).get('caption', '')}\n{m.get('image', {}).get('alt', '')}"
+                                     for m in figures if m)
             yield markdown, code
         elif page.suffix == ".md":
             yield page.read_text(), ""
