@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import os
 import sys
 from pathlib import Path
 
@@ -99,6 +100,11 @@ def summary(timing: dict) -> str:
 
 
 def main(argv: list[str]) -> int:
+    # A kernel that inherits MPLBACKEND=Agg stores "<Figure ...>" text instead of the figure:
+    # drop a non-inline backend before any kernel starts, as the build does (book/_ext/book_web.py).
+    backend = os.environ.get("MPLBACKEND", "")
+    if backend and "inline" not in backend:
+        del os.environ["MPLBACKEND"]
     if not argv:
         print(__doc__)
         return 2
