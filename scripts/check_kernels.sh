@@ -8,12 +8,12 @@
 # Every printed output (nbval) and every test must survive that. OPENBLAS_CORETYPE forces a kernel:
 # unset (what this CPU picks), Haswell (AVX2), SkylakeX (AVX-512) and Sandybridge (AVX). A kernel
 # this CPU cannot run is skipped and said so. This is a developer's check: CI runs the machine as it
-# is, so never put OPENBLAS_CORETYPE into .ci/run or the tests. Logs go to _build/kernels/.
+# is, so never put OPENBLAS_CORETYPE into .ci/run or the tests. Logs go to _build/kernels/ (or $KERNEL_LOGS).
 set -uo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
-logs="_build/kernels"
+logs="${KERNEL_LOGS:-_build/kernels}"  # KERNEL_LOGS: another folder, for runs side by side
 mkdir -p "$logs"
 
 python -m pip install -q -r requirements.txt || { echo "pip install -r requirements.txt failed"; exit 2; }

@@ -1,8 +1,8 @@
 """Checks on the book's sources: the conventions of BOOK.md, enforced.
 
 nbval re-executes the chapters and compares their outputs; these tests check
-what nbval cannot: the table of contents, the one repository URL, witnesses after
-claims, exercises with solutions, and the rules for randomness and ignored cells.
+what nbval cannot: the table of contents, the one repository URL, exercises with
+solutions, and the rules for randomness and ignored cells.
 """
 
 import json
@@ -106,21 +106,7 @@ def test_ignored_outputs_are_only_widgets_and_timings(path):
             assert re.search(r"widgets?\w*[._]|perf_counter|timeit|\.seconds", text), text[:200]
 
 
-CLAIM = re.compile(r"```\{prf:(theorem|lemma|proposition|corollary)\}")
-
-
-@pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
-def test_every_claim_is_followed_by_a_witness(path):
-    cells = load(path)["cells"]
-    for i, cell in enumerate(cells):
-        if cell["cell_type"] != "markdown":
-            continue
-        for match in CLAIM.finditer(source(cell)):
-            later = cells[i + 1:]
-            stop = next((j for j, c in enumerate(later) if c["cell_type"] == "markdown" and CLAIM.search(source(c))),
-                        len(later))
-            witnesses = [c for c in later[:stop] if c["cell_type"] == "code" and "assert" in source(c)]
-            assert witnesses, f"{path.name}: the {match.group(1)} in cell {i} has no witness cell after it"
+# Witnesses of claims: tests/test_book_prose.py (every statement is witnessed by tagged cells, or says why).
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=IDS)

@@ -11,6 +11,8 @@ its checks and its tests are:
 * ``lower_bounds`` -- Fourier spectra, low-degree regression, gradient runs (chapters 10-11)
 * ``diagrams`` -- explanatory schematics, one or more per part: a head, the cubic lift, a DFA
   lookup, halfspaces of the body, the phases of Part III, the two roads (chapters 1, 3, 6, 8, 9, 11)
+* ``prose`` -- not figures: the numbers and tables a chapter's text renders from its computation
+  (``glue``), and the committed results of the benchmarks the chapters quote
 
 A chapter imports its views one way, ``from attnlib.viz import rkhs as viz``.
 Every function draws one static figure from arrays, ``Heads`` or a result object
@@ -25,7 +27,7 @@ from __future__ import annotations
 from .._deprecated import moved_names
 from ._style import COLORS, STYLE  # noqa: F401  (the book's palette and rc settings)
 
-_SUBMODULES = ("attention", "training", "rkhs", "tasks", "sculpt", "lower_bounds", "diagrams")
+_SUBMODULES = ("attention", "training", "rkhs", "tasks", "sculpt", "lower_bounds", "diagrams", "prose")
 
 #: names that lived in the single module ``attnlib.viz`` before it became a package
 _MOVED = {

@@ -1,0 +1,81 @@
+"""Benchmark numbers in the chapters come from committed results files, and those are current.
+
+Every ``benchmarks/results/<name>.json`` records the SHA-256 of each file its run executed. A
+file changed since the run makes the benchmark stale: this test fails, naming the files and the
+command that measures them again. A chapter that quotes a benchmark reads it with
+``attnlib.viz.prose.benchmark_results``, never by typing its numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import _results  # noqa: E402
+
+RESULTS = sorted((ROOT / "benchmarks" / "results").glob("*.json"))
+FIELDS = {"benchmark", "command", "date", "commit", "machine", "threads", "python", "numpy", "results", "sources"}
+
+
+@pytest.mark.parametrize("path", RESULTS, ids=[p.stem for p in RESULTS])
+def test_results_file_says_how_it_was_measured(path):
+    record = json.loads(path.read_text())
+    assert FIELDS <= set(record), f"{path.name} lacks {sorted(FIELDS - set(record))}"
+    assert record["benchmark"] == path.stem
+    assert record["command"].startswith(f"python benchmarks/{path.stem}.py"), record["command"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", record["date"]), record["date"]
+    assert f"benchmarks/{path.stem}.py" in record["sources"], "the benchmark script itself must be hashed"
+    assert any(p.startswith("attnlib/") for p in record["sources"]), "the library code it measured must be hashed"
+
+
+@pytest.mark.parametrize("path", RESULTS, ids=[p.stem for p in RESULTS])
+def test_results_are_not_stale(path):
+    record = json.loads(path.read_text())
+    stale = _results.stale_sources(record)
+    assert not stale, (f"{path.name} was measured on other sources; these changed since {record['date']}: "
+                       f"{stale}. Run `{record['command']}` again and commit the new results file.")
+
+
+def test_a_changed_source_makes_the_results_stale(tmp_path):
+    (tmp_path / "attnlib").mkdir()
+    module = tmp_path / "attnlib" / "m.py"
+    module.write_text("x = 1\n")
+    record = {"sources": {"attnlib/m.py": _results.sha256(module)}}
+    assert _results.stale_sources(record, tmp_path) == []
+    module.write_text("x = 2\n")
+    assert _results.stale_sources(record, tmp_path) == ["attnlib/m.py"]
+    module.unlink()
+    assert _results.stale_sources(record, tmp_path) == ["attnlib/m.py (removed)"]
+
+
+def test_the_writer_hashes_what_the_run_executed(tmp_path, monkeypatch):
+    import attnlib.heads  # noqa: F401  (a library module this process has executed)
+
+    monkeypatch.setattr(_results, "RESULTS", tmp_path)
+    path = _results.write_results("demo", {"ratio": 1.5}, argv=[str(ROOT / "benchmarks" / "demo.py"), "--fast"])
+    record = json.loads(path.read_text())
+    assert record["command"] == "python benchmarks/demo.py --fast"
+    assert record["results"] == {"ratio": 1.5}
+    assert record["sources"]["attnlib/heads.py"] == _results.sha256(ROOT / "attnlib" / "heads.py")
+    assert "benchmarks/_results.py" in record["sources"]
+    assert FIELDS <= set(record)
+
+
+def test_chapters_quote_benchmarks_only_through_their_results_files():
+    """A chapter that names a benchmark script in its prose loads that benchmark's results file."""
+    for chapter in sorted((ROOT / "book").glob("ch*.ipynb")):
+        cells = json.loads(chapter.read_text())["cells"]
+        prose = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        code = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+        for name in sorted(set(re.findall(r"benchmarks/(\w+)\.py", prose))):
+            assert (ROOT / "benchmarks" / "results" / f"{name}.json").exists(), \
+                f"{chapter.name} quotes benchmarks/{name}.py, which has no committed results file"
+            assert re.search(rf"benchmark_results\(\s*['\"]{name}['\"]", code), \
+                f"{chapter.name} quotes benchmarks/{name}.py but never loads benchmark_results({name!r})"

@@ -1,0 +1,135 @@
+"""attnlib.viz.prose: the values and tables a chapter's prose renders from its computation."""
+
+from __future__ import annotations
+
+import json
+from importlib import metadata
+
+import numpy as np
+import pytest
+
+from attnlib.viz import prose
+
+
+@pytest.mark.parametrize("value, fmt, text", [
+    (3, None, "3"),
+    (np.int64(12), None, "12"),
+    (12345, ",", "12,345"),
+    (0.8234, ".2f", "0.82"),
+    (np.float32(0.5), ".1f", "0.5"),
+    (0.953, ".0%", "95%"),
+    ("3/3", None, "3/3"),
+    (8.2e-15, ".1e", "8.2×10⁻¹⁵"),
+    (1e-30, ".0e", "10⁻³⁰"),
+    (2.5e12, ".1e", "2.5×10¹²"),
+    (1.5, ".1e", "1.5"),
+    (0.00056, ".2g", "0.00056"),
+])
+def test_format_value_against_python_format(value, fmt, text):
+    assert prose.format_value(value, fmt) == text
+
+
+@pytest.mark.parametrize("value, fmt, error, match", [
+    (0.8234, None, ValueError, "needs fmt"),
+    (float("nan"), ".2f", ValueError, "finite"),
+    (float("inf"), ".2f", ValueError, "finite"),
+    (True, None, TypeError, "bool"),
+    ("3/3", ".2f", ValueError, "fmt"),
+    ([1.0], None, TypeError, "list"),
+    (1.0, 2, TypeError, "fmt"),
+])
+def test_format_value_refuses_what_would_show_wrong_or_machine_dependent_text(value, fmt, error, match):
+    with pytest.raises(error, match=match):
+        prose.format_value(value, fmt)
+
+
+@pytest.mark.parametrize("name", ["Ch09-x", "ch09_x", "", "-x", "ch09 x", 9])
+def test_glue_names_are_checked(name):
+    with pytest.raises(ValueError, match="name"):
+        prose.glue(name, 1)
+
+
+def test_glue_outside_a_kernel_only_returns_the_text(capsys):
+    assert prose.glue("ch00-x", 0.8234, ".2f") == "0.82"
+    assert capsys.readouterr().out == ""
+
+
+def test_glue_in_a_kernel_hands_the_formatted_text_to_myst_nb(monkeypatch):
+    import IPython
+    import myst_nb
+
+    calls = []
+    monkeypatch.setattr(IPython, "get_ipython", lambda: object())
+    monkeypatch.setattr(myst_nb, "glue", lambda *args, **kw: calls.append((args, kw)))
+    assert prose.glue("ch00-x", 8.2e-15, ".1e") == "8.2×10⁻¹⁵"
+    assert calls == [(("ch00-x", "8.2×10⁻¹⁵"), {"display": False})]
+
+
+def test_markdown_table_renders_rows_and_checks_them():
+    table = prose.markdown_table(["a", "b"], [[1, "x"], ["2", "y"]])
+    assert table.data.splitlines() == ["| a | b |", "|---|---|", "| 1 | x |", "| 2 | y |"]
+    with pytest.raises(ValueError, match=r"rows\[1\] has 1 entries, expected 2"):
+        prose.markdown_table(["a", "b"], [[1, 2], [3]])
+    with pytest.raises(ValueError, match=r"rows\[0\].*'\|'"):
+        prose.markdown_table(["a"], [["x|y"]])
+    with pytest.raises(ValueError, match="header"):
+        prose.markdown_table([], [])
+
+
+def _record(name="demo"):
+    return {"benchmark": name, "command": f"python benchmarks/{name}.py", "date": "2026-12-03 12:00 UTC",
+            "commit": "abc", "machine": "m", "threads": "1", "python": "3.11", "numpy": "2",
+            "results": {"ratio": 1.5}, "sources": {}}
+
+
+def test_benchmark_results_are_read_from_the_repository_around_the_chapter(tmp_path, monkeypatch):
+    (tmp_path / "benchmarks" / "results").mkdir(parents=True)
+    (tmp_path / "book").mkdir()
+    (tmp_path / "benchmarks" / "results" / "demo.json").write_text(json.dumps(_record()))
+    monkeypatch.chdir(tmp_path / "book")
+    found = prose.benchmark_results("demo")
+    assert found.results == {"ratio": 1.5} and found.command == "python benchmarks/demo.py"
+
+
+def test_benchmark_results_from_github_at_the_installed_commit(tmp_path, monkeypatch):
+    """Colab: attnlib was pip-installed from GitHub, and the chapter is not in a clone."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(prose, "_local_candidates", lambda name: iter(()))
+
+    class Dist:
+        def read_text(self, name):
+            return json.dumps({"url": "https://github.com/owner/repo.git", "vcs_info": {"commit_id": "c0ffee"}})
+
+    monkeypatch.setattr(prose.metadata, "distribution", lambda name: Dist())
+    asked = []
+
+    class Response:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def read(self):
+            return json.dumps(_record()).encode()
+
+    monkeypatch.setattr(prose.urllib.request, "urlopen", lambda url, timeout: asked.append(url) or Response())
+    assert prose.benchmark_results("demo").results == {"ratio": 1.5}
+    assert asked == ["https://raw.githubusercontent.com/owner/repo/c0ffee/benchmarks/results/demo.json"]
+
+
+def test_benchmark_results_missing_or_malformed_say_so(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(prose, "_local_candidates", lambda name: iter(()))
+    monkeypatch.setattr(prose.metadata, "distribution",
+                        lambda name: (_ for _ in ()).throw(metadata.PackageNotFoundError(name)))
+    with pytest.raises(FileNotFoundError, match=r"benchmarks/results/demo\.json"):
+        prose.benchmark_results("demo")
+    with pytest.raises(ValueError, match="name"):
+        prose.benchmark_results("../etc")
+    bad = tmp_path / "benchmarks" / "results"
+    bad.mkdir(parents=True)
+    (bad / "demo.json").write_text(json.dumps({"benchmark": "demo"}))
+    monkeypatch.setattr(prose, "_local_candidates", lambda name: iter([bad / "demo.json"]))
+    with pytest.raises(ValueError, match="missing"):
+        prose.benchmark_results("demo")
