@@ -149,3 +149,24 @@ def test_figures_and_scripts_are_served_with_the_book(docname):
             src = attrs["src"]
             assert not re.match(r"(https?:)?//", src), f"MathJax from a CDN: {src}"
             assert (built(docname).parent / src.split("?")[0]).resolve().exists(), f"MathJax missing: {src}"
+
+
+def test_claims_index_links_every_statement_and_witness_to_its_place():
+    """Each entry of book/claims links to its statement, and each witness link to an anchor on its cell."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    import claims
+    import prose
+
+    links = [a.get("href", "") for tag, a in tags("book/claims") if tag == "a"]
+    targets = {}
+    for page in [prose.read_page(p, ROOT) for p in claims.toc_pages(ROOT)]:
+        for s in prose.statements(page):
+            targets[f"{page.name.split('/')[-1]}.html#{s.label}"] = s.label
+        for w in prose.witnesses(page):
+            anchor = claims.witness_label(w.page, w.cell)
+            targets[f"{page.name.split('/')[-1]}.html#{anchor}"] = anchor
+            assert anchor in element_ids(built(page.name)), f"{page.name} has no anchor {anchor} on its witness cell"
+    missing = [t for t in targets if t not in links]
+    assert not missing, f"the claims index does not link {missing[:10]}"

@@ -176,7 +176,7 @@ def test_widget_outputs_are_replaced_by_a_note():
     assert [d for d in linked if d in want or d == "book/intro"] == want
 
 
-@pytest.mark.parametrize("raw", ["{prf:", ":::", "$$", "```", "{solution}", "{exercise}", "\ufffd", "??"])
+@pytest.mark.parametrize("raw", ["{prf:", "{glue", ":::", "$$", "```", "{solution}", "{exercise}", "\ufffd", "??"])
 def test_no_raw_markup_in_the_pdf(raw):
     require_pdf()
     hits = [n + 1 for n, page in enumerate(pages()) if raw in page]
@@ -259,3 +259,17 @@ def test_warning_boxes_print_as_warnings():
     assert warnings >= 3, f"only {warnings} warning admonitions in the sources"
     assert tex.count(r"\begin{sphinxadmonition}{warning}") >= warnings
     assert "reconstruction" in squash("\n".join(pages()))
+
+
+@pytest.mark.parametrize("pdf", [PDF, STUDENT_PDF], ids=["full", "student"])
+def test_the_claims_index_lists_every_statement(pdf):
+    """The appendix built from the chapters is in both editions, one entry per statement."""
+    require_pdf(pdf)
+    text = "\n".join(pages(pdf))
+    start = re.search(r"Every\s+theorem,\s+lemma,\s+proposition,\s+corollary,\s+definition", text)
+    assert start, "the claims index is not in the PDF"
+    index = text[start.start():]
+    statements = [d for d in proof_directives() if d[1] != "proof"]
+    entries = len(re.findall(r"Witnessed\s+by:|No\s+witness:", index))
+    assert entries == len(statements), f"{entries} entries in the claims index for {len(statements)} statements"
+    assert "No witness and no reason" not in index and "source not stated" not in index
