@@ -40,10 +40,23 @@ from .body import (
     support,
 )
 from .candidates import best_scale, certify_candidates, face_candidates, fit_W, net_candidates, refine_in_span
-from .compare import METHODS, MethodRun, SweepResult, compare_methods, relative_test_error, sweep
+from .compare import (
+    METHOD_IDS,
+    METHODS,
+    START_KINDS,
+    START_LABELS,
+    MethodRun,
+    SingleStarts,
+    SweepResult,
+    binomial_interval,
+    compare_methods,
+    relative_test_error,
+    single_starts,
+    sweep,
+)
 from .hypercube import all_tokens, constant_sequences, fourth_moment, gap_feature, gap_feature_rank, logit_gaps
 from .instances import Conditions, check_conditions, measure_conditions, min_norm_point, planted_instance  # noqa: F401
-from .local import PolishInfo, RestartInfo, lbfgs_restarts, polish, polish_from_random, residual_jacobian
+from .local import PolishInfo, RestartInfo, lbfgs_restarts, polish, polish_from_random, refit_residual, residual_jacobian
 from .pipeline import SculptReport, SculptResult, carve, learn, sculpt  # noqa: F401  (sculpt: deprecated name of carve)
 from .proxy import min_norm_proxy, proxy_margins, refine_sum_W, slice_curve
 from .single_head import learn_single_head
@@ -52,6 +65,10 @@ from .sum_w import atom_residuals, atom_score, constant_sum_W, crude_sum_W, esti
 
 __all__ = [
     "METHODS",
+    "METHOD_IDS",
+    "START_KINDS",
+    "START_LABELS",
+    "SingleStarts",
     "Body",
     "Certificates",
     "Conditions",
@@ -67,6 +84,7 @@ __all__ = [
     "atom_score",
     "atom_residuals",
     "best_scale",
+    "binomial_interval",
     "body_slice",
     "certify",
     "certify_candidates",
@@ -100,8 +118,10 @@ __all__ = [
     "random_span",
     "refine_in_span",
     "refine_sum_W",
+    "refit_residual",
     "residual_jacobian",
     "sculpt_body",
+    "single_starts",
     "slice_curve",
     "span_alignment",
     "spectral_span",

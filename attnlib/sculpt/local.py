@@ -148,46 +148,129 @@ def polish(X, Y, heads: Heads, *, max_examples: int | None = None, max_nfev: int
     return Heads(Theta, W), PolishInfo(float(np.linalg.norm(res.fun) / norm), int(res.nfev), seconds)
 
 
+def refit_residual(X, Y, Theta) -> tuple[np.ndarray | None, float]:
+    """The acceptance rule shared by every method: W refit on all the data, then the relative residual.
+
+    Parameters
+    ----------
+    X, Y : ndarray of shape (N, n, d)
+        All the training examples (already checked).
+    Theta : ndarray of shape (m, d, d)
+
+    Returns
+    -------
+    W : ndarray of shape (m, d, d), or None
+        :func:`attnlib.sculpt.fit_W` on all of ``X, Y``; None if ``Theta`` is not finite
+        (a diverged run).
+    residual : float
+        ``||F(X) - Y|| / ||Y||`` of the layer ``(Theta, W)``; ``inf`` for a diverged run.
+
+    Examples
+    --------
+    >>> from attnlib.sculpt.local import refit_residual
+    >>> heads = random_heads(2, 3, scale=2.0, rng=0)
+    >>> X = boolean_inputs(100, 3, 3, rng=1)
+    >>> W, res = refit_residual(X, attention(X, heads), heads.Theta)
+    >>> bool(np.allclose(W, heads.W) and res < 1e-10)
+    True
+    >>> refit_residual(X, attention(X, heads), np.full((2, 3, 3), np.nan))
+    (None, inf)
+    """
+    from .candidates import fit_W
+
+    Theta = np.asarray(Theta, dtype=float)
+    if not np.all(np.isfinite(Theta)):
+        return None, float("inf")
+    return fit_W(X, Y, Theta)
+
+
 def polish_from_random(X, Y, m: int, *, restarts: int = 1, init_scale: float = 1.0, tol: float = 1e-6,
                        max_examples: int | None = None, max_nfev: int = 200, rng=None) -> tuple[Heads, RestartInfo]:
-    """The same polish started from random heads, restarting until the residual is below ``tol``.
+    """The same polish started from random heads, restarting until a run is accepted.
+
+    Every run is scored by the rule of :func:`attnlib.sculpt.learn`: W is refit by
+    least squares (:func:`attnlib.sculpt.fit_W`) on all of ``X, Y`` for the run's
+    Theta_i, and the run is accepted, and the restarts stop, when the relative
+    residual ``||F(X) - Y|| / ||Y||`` of that layer is at most ``tol``.
+
+    Parameters
+    ----------
+    X, Y : array_like of shape (N, n, d)
+    m : int
+    restarts : int, default 1
+        Most runs.
+    init_scale : float, default 1.0
+        ``scale`` of the random starts (:func:`attnlib.random_heads`).
+    tol : float, default 1e-6
+        The acceptance threshold.
+    max_examples, max_nfev
+        As in :func:`polish` (each run fits on the first ``max_examples`` examples).
+    rng : int, numpy.random.Generator or None
 
     Returns
     -------
     heads : Heads
-        The best run.
+        The best run, with W refit on all the data.
     info : RestartInfo
-        ``residual``, ``restarts`` (runs made), ``seconds`` (total).
+        ``residual`` (relative, on all the data, of ``heads``), ``restarts`` (runs made),
+        ``seconds`` (total).
+
+    Examples
+    --------
+    >>> from attnlib.sculpt import polish_from_random
+    >>> teacher = random_heads(1, 3, scale=1.0, rng=0)
+    >>> X = boolean_inputs(300, 3, 3, rng=1)
+    >>> heads, info = polish_from_random(X, attention(X, teacher), 1, restarts=3, rng=2)
+    >>> bool(info.residual <= 1e-6), info.restarts
+    (True, 1)
     """
     X, Y = check_data(X, Y, boolean=False)
     m = check_m(m)
     restarts = check_positive_int("restarts", restarts)
     init_scale = check_positive_float("init_scale", init_scale)
+    tol = check_positive_float("tol", tol)
     rng = check_rng(rng)
-    best, best_info, total, runs = None, None, 0.0, 0
+    best, best_res, total, runs = None, np.inf, 0.0, 0
     for _ in range(restarts):
         runs += 1
         start = random_heads(m, X.shape[-1], scale=init_scale, rng=rng)
         heads, info = polish(X, Y, start, max_examples=max_examples, max_nfev=max_nfev)
-        total += info.seconds
-        if best is None or info.residual < best_info.residual:
-            best, best_info = heads, info
-        if best_info.residual <= tol:
+        W, res = refit_residual(X, Y, heads.Theta)  # the acceptance rule of learn: all the data, W refit
+        total = total + info.seconds
+        if best is None or res < best_res:
+            best, best_res = Heads(heads.Theta, heads.W if W is None else W), res
+        if best_res <= tol:
             break
-    return best, RestartInfo(best_info.residual, runs, total)
+    return best, RestartInfo(float(best_res), runs, total)
 
 
-def lbfgs_restarts(X, Y, m: int, *, restarts: int = 5, init_scale: float = 1.0, tol: float = 1e-12,
+def lbfgs_restarts(X, Y, m: int, *, restarts: int = 5, init_scale: float = 1.0, tol: float = 1e-6,
                    maxiter: int = 2000, max_examples: int = 1000, rng=None) -> tuple[Heads, RestartInfo]:
-    """L-BFGS (scipy) on the mean squared loss from random starts, keeping the best run.
+    """L-BFGS (scipy) on the mean squared loss from random starts, restarting until a run is accepted.
 
-    Stops early once the loss is below ``tol`` times the mean squared label.
+    Each run minimises the loss on the first ``max_examples`` examples; it is then
+    scored by the rule of :func:`attnlib.sculpt.learn`: W refit by least squares
+    (:func:`attnlib.sculpt.fit_W`) on all of ``X, Y``, accepted (the restarts stop)
+    when the relative residual of that layer is at most ``tol``.
+
+    Parameters
+    ----------
+    X, Y : array_like of shape (N, n, d)
+    m : int
+    restarts : int, default 5
+    init_scale : float, default 1.0
+    tol : float, default 1e-6
+        The acceptance threshold.
+    maxiter : int, default 2000
+    max_examples : int, default 1000
+    rng : int, numpy.random.Generator or None
 
     Returns
     -------
     heads : Heads
+        The best run, with W refit on all the data.
     info : RestartInfo
-        ``residual`` (relative, on the examples used), ``restarts``, ``seconds``.
+        ``residual`` (relative, on all the data, of ``heads``), ``restarts``, ``seconds``.
 
     Examples
     --------
@@ -208,17 +291,16 @@ def lbfgs_restarts(X, Y, m: int, *, restarts: int = 5, init_scale: float = 1.0, 
     init_scale = check_positive_float("init_scale", init_scale)
     tol = check_positive_float("tol", tol)
     rng = check_rng(rng)
-    X, Y = X[:max_examples], Y[:max_examples]
+    Xs, Ys = X[:max_examples], Y[:max_examples]
     d = X.shape[-1]
-    scale = float(np.mean(Y**2))
 
     def fun(theta):
         Theta, W = _unpack(theta, m, d)
-        loss, dTheta, dW = _loss_grad(X, Y, False, Theta, W, "softmax", False)
+        loss, dTheta, dW = _loss_grad(Xs, Ys, False, Theta, W, "softmax", False)
         return loss, np.concatenate([dTheta.ravel(), dW.ravel()])
 
     start = time.perf_counter()
-    best, best_loss, runs = None, np.inf, 0
+    best, best_res, runs = None, np.inf, 0
     for _ in range(restarts):
         runs += 1
         init = random_heads(m, d, scale=init_scale, rng=rng)
@@ -226,9 +308,10 @@ def lbfgs_restarts(X, Y, m: int, *, restarts: int = 5, init_scale: float = 1.0, 
         with np.errstate(over="ignore", invalid="ignore"):
             res = minimize(fun, x0, jac=True, method="L-BFGS-B",
                            options={"maxiter": maxiter, "ftol": 1e-20, "gtol": 1e-14})
-        if res.fun < best_loss:
-            best, best_loss = res.x, float(res.fun)
-        if best_loss <= tol * scale:
+        Theta, W_run = _unpack(res.x, m, d)
+        W, residual = refit_residual(X, Y, Theta)  # the acceptance rule of learn: all the data, W refit
+        if best is None or residual < best_res:
+            best, best_res = Heads(Theta, W_run if W is None else W), residual
+        if best_res <= tol:
             break
-    Theta, W = _unpack(best, m, d)
-    return Heads(Theta, W), RestartInfo(float(np.sqrt(best_loss / scale)), runs, time.perf_counter() - start)
+    return best, RestartInfo(float(best_res), runs, time.perf_counter() - start)

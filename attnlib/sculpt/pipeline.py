@@ -10,7 +10,7 @@ import numpy as np
 from .._deprecated import renamed
 from .._validation import check_choice, check_flag, check_positive_float, check_positive_int, check_rng
 from ..heads import Heads
-from ._common import ItemAccess, SculptError, check_data, check_m
+from ._common import ItemAccess, SculptError, check_data, check_heads, check_m
 from .body import Body, prune, sculpt_body
 from .candidates import best_scale, certify_candidates, face_candidates, fit_W, net_candidates
 from .local import PolishInfo
@@ -20,6 +20,7 @@ from .span import Span, face_span, random_span, spectral_span
 from .sum_w import _atom_score, estimate_sum_W
 
 SPAN_METHODS = ("face", "spectral", "random")
+RESTART_SPREAD = 0.5  # the polish restarts of learn: noise of half the RMS entry of each Theta_i
 
 
 @dataclass(frozen=True, eq=False)
@@ -343,10 +344,7 @@ def _polish_from_starts(X, Y, candidates, starts, tol, rng):
         if k < len(candidates):
             start = candidates[k]
         else:  # the better candidate, every Theta_i moved by noise of half its RMS entry, W refit
-            Theta = candidates[0].Theta
-            rms = np.sqrt(np.mean(Theta**2, axis=(1, 2), keepdims=True))  # (m, 1, 1)
-            Theta = Theta + 0.5 * rms * rng.standard_normal(Theta.shape)
-            start = Heads(Theta, fit_W(X, Y, Theta)[0])
+            start = perturbed_start(X, Y, candidates[0], RESTART_SPREAD, rng)
         heads, info = _polish(X, Y, start)
         W, res = fit_W(X, Y, heads.Theta)  # certify on all the data, not just the examples polished on
         runs.append((res, info))
@@ -355,3 +353,41 @@ def _polish_from_starts(X, Y, candidates, starts, tol, rng):
         if res <= tol:
             break
     return best, best_res, runs
+
+
+def perturbed_start(X, Y, heads: Heads, spread: float, rng) -> Heads:
+    """A start near ``heads``: every Theta_i moved by Gaussian noise of ``spread`` times its RMS entry, W refit.
+
+    The restarts of :func:`learn` (from its third polish start on) are such starts with
+    ``spread = 0.5``; :func:`attnlib.sculpt.single_starts` measures them.
+
+    Parameters
+    ----------
+    X, Y : array_like of shape (N, n, d)
+    heads : Heads
+    spread : float
+        Standard deviation of the noise, in units of each head's root-mean-square entry.
+    rng : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    Heads
+        The moved Theta_i, with the W_i of :func:`fit_W` on all of ``X, Y``.
+
+    Examples
+    --------
+    >>> from attnlib.sculpt.pipeline import perturbed_start
+    >>> heads = random_heads(2, 3, scale=2.0, rng=0)
+    >>> X = boolean_inputs(50, 3, 3, rng=1)
+    >>> start = perturbed_start(X, attention(X, heads), heads, 0.5, rng=2)
+    >>> start, bool(np.all(start.Theta != heads.Theta))
+    (Heads(m=2, d=3), True)
+    """
+    X, Y = check_data(X, Y, boolean=False)
+    heads = check_heads(heads, X.shape[-1])
+    spread = check_positive_float("spread", spread)
+    rng = check_rng(rng)
+    Theta = heads.Theta
+    rms = np.sqrt(np.mean(Theta**2, axis=(1, 2), keepdims=True))  # (m, 1, 1)
+    Theta = Theta + spread * rms * rng.standard_normal(Theta.shape)
+    return Heads(Theta, fit_W(X, Y, Theta)[0])
