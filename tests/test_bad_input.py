@@ -377,6 +377,8 @@ MORE = [
     Spec(rkhs.noisy_label_bound, XL, np.full((40, 2), 0.1), 0.5, kinds={"X": "array", "noise": "array",
                                                                        "epsilon": "tol"}),
     Spec(rkhs.polynomial_certificate, rkhs.cubic_features(XL), kinds={"H": "array"}),
+    Spec(rkhs.stopping_bound, XL, 0.5, kinds={"X": "array"}),
+    Spec(rkhs.pairwise_bound, XL, YLL + 0.1, 0.5, kinds={"X": "array", "Y": "array", "epsilon": "tol"}),
     Spec(rkhs_exp.adam_on_memories, MEM, heads=(1,), epochs=1, kinds={"epochs": "size", "lr": "tol",
                                                                       "init_scale": "tol", "rng": "rng"}),
     Spec(rkhs_exp.heads_and_layers, 2, N=8, n=3, heads=(1,), layers=(2,), seeds=1, epochs=1, n_val=4,

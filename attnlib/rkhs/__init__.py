@@ -29,8 +29,9 @@ Modules, one concept each:
 * ``features`` -- the cubic features phi(X) and their kernel (chapter 3)
 * ``coefficients`` -- the coefficients p(Theta) of a layer and the SVD back to heads (chapters 3-4)
 * ``regression`` -- Algorithm 1: least squares on the features (chapter 4)
-* ``identifiability`` -- the certificate Lambda_D and its span form, under label noise (Lemma E.2)
-  and for any feature map (Lemma E.1) (chapter 5)
+* ``identifiability`` -- the certificate Lambda_D and its span form; how far approximate minimisers
+  can be (Lemma A.7, and the pairwise repair of Lemma E.2), under label noise, and for any feature
+  map (Lemma E.1) (chapter 5)
 * ``stack`` -- stacks of causal linear-attention layers (with optional MLP sublayers) trained by
   Adam, the layers arm of the paper's Fig. 1 (chapter 4)
 * ``experiments`` -- the chapters' experiments: learning curves, heads against regression,
@@ -42,10 +43,14 @@ from .features import cubic_features, kernel, n_features
 from .identifiability import (
                               Certificate,
                               NoisyBound,
+                              PairwiseBound,
                               PolynomialCertificate,
+                              StoppingBound,
                               certificate,
                               noisy_label_bound,
+                              pairwise_bound,
                               polynomial_certificate,
+                              stopping_bound,
 )
 from .regression import LinearFit, fit_linear_attention
 
@@ -53,7 +58,9 @@ __all__ = [
     "Certificate",
     "LinearFit",
     "NoisyBound",
+    "PairwiseBound",
     "PolynomialCertificate",
+    "StoppingBound",
     "certificate",
     "coefficient_matrix",
     "cubic_features",
@@ -62,7 +69,9 @@ __all__ = [
     "kernel",
     "n_features",
     "noisy_label_bound",
+    "pairwise_bound",
     "parameter_distance",
     "parameter_map",
     "polynomial_certificate",
+    "stopping_bound",
 ]

@@ -169,6 +169,36 @@ def _rescaled(seqs, scale: float):
     return seqs if scale == 1.0 else replace(seqs, blocks=[(idx, arr / scale) for idx, arr in seqs.blocks])
 
 
+def _sixth_power(value, scale: float):
+    """``value * scale**6`` exactly (a power of two): an eigenvalue of ``Lambda_D`` of ``X / scale`` as one of X."""
+    if scale == 1.0:
+        return value
+    with np.errstate(over="ignore", under="ignore"):  # an eigenvalue of X far outside float range is inf or 0
+        return np.ldexp(value, 6 * (int(np.frexp(scale)[1]) - 1))
+
+
+def _data_lam_min(cert: Certificate) -> float:
+    """``lambda_min(Lambda_D)`` of the data themselves: ``cert.lam_min`` is that of ``X / cert.scale``."""
+    return float(_sixth_power(cert.lam_min, cert.scale))
+
+
+def _identifiable_certificate(X, what: str) -> Certificate:
+    cert = certificate(X)
+    if not cert.identifiable:
+        raise ValueError(f"Lambda_D is singular (rank {cert.rank} of psi={cert.psi}): {what} exists; "
+                         "use Certificate.span_residual for the test inputs it still covers")
+    return cert
+
+
+def _feature_norms2(X, d: int) -> np.ndarray:
+    """``||phi(X_i)||^2`` of each test input (N,), computed on ``X / s`` and scaled back by ``s**6``."""
+    seqs = _ne.as_sequences(X, name="X_test", d=d)
+    scale = _power_of_two_scale(seqs)
+    Phi = _ne.map_rows(_rescaled(seqs, scale), "last", _ne.features, n_features(d))
+    out = _sixth_power(np.sum(Phi**2, axis=-1), scale)
+    return float(out) if seqs.single else out
+
+
 def _cube_scaled(coef: np.ndarray, scale: float, name: str) -> np.ndarray:
     """``coef * scale**3`` exactly (a power of two), refusing a result that overflows or underflows."""
     if scale == 1.0:
@@ -193,15 +223,18 @@ class NoisyBound:
     bound : float
         Upper bound on ``||p(Theta) - p(Theta_star)||_F^2`` for a layer with
         training MSE ``epsilon`` on targets ``f_star(X) + noise``:
-        ``d (a + sqrt(a^2 + excess))^2 / lam_min``.
+        ``d (eta + sqrt(eta^2 + excess))^2 / lam_min``.
     excess : float
-        ``epsilon - mean(noise^2)``: the paper's numerator without its
-        concentration term. It is negative at the least-squares fit.
+        ``epsilon - s`` with ``s = mean(noise^2)``: the paper's numerator without
+        its concentration term. It is ``-eta^2`` (negative) at the least-squares fit.
     cross : float
-        ``a = ||P noise||_F / sqrt(N d)``, P the projection on the span of the
-        training features: the part of the noise a fit can absorb.
+        ``eta = ||P noise||_F / sqrt(N d)``, P the projection on the span of the
+        training features: the part of the noise a fit can absorb. For i.i.d.
+        noise of variance sigma^2, ``eta^2`` is about ``sigma^2 psi / N``, the
+        usual variance of least squares.
     lam_min : float
-        Smallest eigenvalue of ``Lambda_D``.
+        Smallest eigenvalue of ``Lambda_D`` of the data X themselves (for data
+        outside [2**-16, 2**16], not the rescaled value ``certificate(X).lam_min``).
     """
 
     bound: float
@@ -216,6 +249,10 @@ class NoisyBound:
 
 def noisy_label_bound(X, noise, epsilon: float) -> NoisyBound:
     """How far from the teacher can a layer with training MSE epsilon be, when the labels are noisy?
+
+    An analysis tool, not a certificate: it needs the noise vector itself, which
+    a learner never sees. :func:`pairwise_bound` is the form computable from the
+    data alone.
 
     Parameters
     ----------
@@ -242,12 +279,12 @@ def noisy_label_bound(X, noise, epsilon: float) -> NoisyBound:
     -----
     With ``Delta = p(Theta) - p(Theta_star)`` and ``u^2 = ||Phi Delta||^2 / (N d)``,
     expanding the loss gives ``u^2 = epsilon - mean(noise^2) + 2 <Phi Delta, noise> / (N d)``,
-    and the cross term is at most ``2 u a``. So ``u <= a + sqrt(a^2 + excess)`` and
-    ``||Delta||_F^2 <= d u^2 / lam_min``. Lemma E.2 of Yau et al. (2025) has the
-    numerator ``epsilon - (1/N) sum zeta_i^2 + (B^2 / N) log(1/delta)``: the same
-    excess, with a high-probability bound on the cross term in place of ``a``.
-    At the least-squares fit ``excess = -a^2`` and ``u = a`` exactly, so the
-    cross term cannot be dropped.
+    and the cross term is at most ``2 u eta``. So ``u <= eta + sqrt(eta^2 + excess)``
+    and ``||Delta||_F^2 <= d u^2 / lam_min``. Lemma E.2 of Yau et al. (2025) has
+    the numerator ``epsilon - (1/N) sum zeta_i^2 + (B^2 / N) log(1/delta)``: the
+    same excess, plus a term that does not bound ``eta^2`` (the book's chapter 5
+    shows the lemma fails as stated). At the least-squares fit ``excess = -eta^2``
+    and ``u = eta`` exactly, so the cross term cannot be dropped.
 
     Examples
     --------
@@ -265,11 +302,9 @@ def noisy_label_bound(X, noise, epsilon: float) -> NoisyBound:
         raise ValueError(f"noise must have shape (N, d) = ({seqs.N}, {d}), one row per sequence; "
                          f"received shape {noise.shape}")
     epsilon = check_real("epsilon", epsilon, low=0.0)
-    cert = certificate(X)
-    if not cert.identifiable:
-        raise ValueError(f"Lambda_D is singular (rank {cert.rank} of psi={cert.psi}): "
-                         "no layer-independent bound on the parameters exists; use Certificate.span_residual")
-    rows = np.atleast_2d(cubic_features(X))
+    cert = _identifiable_certificate(X, "no layer-independent bound on the parameters")
+    # the projection on the span of the features is that of X / scale: the span does not change
+    rows = np.atleast_2d(_ne.map_rows(_rescaled(seqs, cert.scale), "last", _ne.features, cert.psi))
     proj = rows @ np.linalg.lstsq(rows, noise, rcond=None)[0]
     a2 = float(np.sum(proj**2)) / noise.size
     excess = epsilon - float(np.mean(noise**2))
@@ -277,7 +312,214 @@ def noisy_label_bound(X, noise, epsilon: float) -> NoisyBound:
         raise ValueError(f"epsilon={epsilon:.3g} is below the least-squares loss {epsilon - a2 - excess:.3g}; "
                          "no layer reaches it")
     u = np.sqrt(a2) + np.sqrt(max(a2 + excess, 0.0))
-    return NoisyBound(d * u**2 / cert.lam_min, excess, float(np.sqrt(a2)), cert.lam_min)
+    lam_min = _data_lam_min(cert)  # of X itself: cert.lam_min is of X / scale (issue 24)
+    return NoisyBound(_over_lam_min(d * u**2, cert), excess, float(np.sqrt(a2)), lam_min)
+
+
+def _over_lam_min(value: float, cert: Certificate) -> float:
+    """``value / lambda_min`` of the data, as ``(value / cert.lam_min) / scale**6`` (no overflow on the way)."""
+    return float(_sixth_power(value / cert.lam_min, 1.0 / cert.scale)) if cert.scale != 1.0 else value / cert.lam_min
+
+
+@dataclass(frozen=True, eq=False)
+class StoppingBound:
+    """How far from the teacher a layer stopped early can be (Lemma A.7 of Yau et al., restated).
+
+    Attributes
+    ----------
+    bound : float
+        ``d epsilon / lam_min``: an upper bound on ``||p(Theta) - p(Theta_star)||_F^2``
+        for every layer with training MSE at most ``epsilon`` on data realizable
+        by ``Theta_star``.
+    epsilon : float
+        The training MSE bounded (over all ``N d`` target entries).
+    lam_min : float
+        Smallest eigenvalue of ``Lambda_D`` of the training inputs themselves.
+    """
+
+    bound: float
+    epsilon: float
+    lam_min: float
+    _psi: int = field(default=0, repr=False)
+
+    def output_bound(self, X):
+        """Bound on ``||y_Theta(X) - y_star(X)||^2`` for each test input: ``bound * ||phi(X)||^2``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d) or (N, n, d), or a list of (n_i, d) arrays
+
+        Returns
+        -------
+        float or ndarray of shape (N,)
+            At most ``bound * ||X||_F^6`` (the paper's form).
+        """
+        return self.bound * _feature_norms2(X, _d_from_psi(self._psi))
+
+    def __repr__(self) -> str:
+        return f"StoppingBound(bound={self.bound:.3g}, epsilon={self.epsilon:.3g}, lam_min={self.lam_min:.3g})"
+
+
+def stopping_bound(X, epsilon: float) -> StoppingBound:
+    """Lemma A.7: a layer with training MSE epsilon on realizable data is within ``d epsilon / lam_min`` of the truth.
+
+    Parameters
+    ----------
+    X : array_like of shape (N, n, d), or a list of (n_i, d) arrays
+        Training inputs, with a positive certificate. The targets are not
+        needed: the data are assumed realizable, so the teacher has loss 0.
+    epsilon : float
+        Training MSE (over all ``N d`` target entries) of the layer to bound,
+        e.g. ``fit.train_loss`` of an iterative fit stopped early.
+
+    Returns
+    -------
+    StoppingBound
+        ``.bound`` bounds ``||p(Theta) - p(Theta_star)||_F^2``, and
+        ``.output_bound(X_test)`` the squared output error on test inputs.
+
+    Raises
+    ------
+    ValueError
+        If ``Lambda_D`` is singular: no layer-independent bound exists.
+
+    Notes
+    -----
+    With ``Delta = p(Theta) - p(Theta_star)``, realizability makes the loss
+    ``epsilon = (1/d) sum_a Delta_a^T Lambda_D Delta_a >= (lam_min / d) ||Delta||_F^2``.
+    The bound is attained by a layer that differs from the teacher along the
+    eigenvector of ``lam_min`` only. Yau et al. (2025) state the output form as
+    ``epsilon / lam_min ||Z||_F^6`` for two minimisers; their loss sums over the
+    d outputs, and two minimisers are ``4 d epsilon / lam_min`` apart at most.
+    Chapter 5 of the book.
+
+    Examples
+    --------
+    >>> from attnlib.rkhs import stopping_bound
+    >>> X = gaussian_inputs(300, 5, 2, rng=0)
+    >>> b = stopping_bound(X, 1e-4)
+    >>> bool(np.isclose(b.bound, 2 * 1e-4 / b.lam_min)), b.output_bound(X[:3]).shape
+    (True, (3,))
+    """
+    seqs = _ne.as_sequences(X)
+    epsilon = check_real("epsilon", epsilon, low=0.0)
+    cert = _identifiable_certificate(X, "no layer-independent bound on the parameters")
+    return StoppingBound(_over_lam_min(seqs.d * epsilon, cert), epsilon, _data_lam_min(cert), cert.psi)
+
+
+@dataclass(frozen=True, eq=False)
+class PairwiseBound:
+    """How far apart two layers with training MSE at most epsilon can be, for any targets.
+
+    The book's repair of Lemma E.2 of Yau et al.: no realizability, no noise model, computable from
+    the data alone.
+
+    Attributes
+    ----------
+    bound : float
+        ``4 d (epsilon - ls_loss) / lam_min``: an upper bound on
+        ``||p(Theta) - p(Theta')||_F^2`` for every two layers (any head counts)
+        with training MSE at most ``epsilon``.
+    to_least_squares : float
+        ``d (epsilon - ls_loss) / lam_min``: the bound on the squared distance
+        of one such layer to the least-squares fit.
+    ls_loss : float
+        The least-squares training MSE, the smallest loss any layer reaches.
+    epsilon : float
+    lam_min : float
+        Smallest eigenvalue of ``Lambda_D`` of the training inputs themselves.
+    """
+
+    bound: float
+    to_least_squares: float
+    ls_loss: float
+    epsilon: float
+    lam_min: float
+    _psi: int = field(default=0, repr=False)
+
+    def output_bound(self, X):
+        """Bound on ``||y_Theta(X) - y_Theta'(X)||^2`` for each test input: ``bound * ||phi(X)||^2``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d) or (N, n, d), or a list of (n_i, d) arrays
+
+        Returns
+        -------
+        float or ndarray of shape (N,)
+        """
+        return self.bound * _feature_norms2(X, _d_from_psi(self._psi))
+
+    def __repr__(self) -> str:
+        return (f"PairwiseBound(bound={self.bound:.3g}, ls_loss={self.ls_loss:.3g}, epsilon={self.epsilon:.3g}, "
+                f"lam_min={self.lam_min:.3g})")
+
+
+def pairwise_bound(X, Y, epsilon: float) -> PairwiseBound:
+    """Two layers with training MSE at most epsilon are within ``4 d (epsilon - L_LS) / lam_min`` of each other.
+
+    Parameters
+    ----------
+    X : array_like of shape (N, n, d), or a list of (n_i, d) arrays
+        Training inputs, with a positive certificate.
+    Y : array_like of shape (N, d)
+        Last-token targets, any real numbers (noisy, or from no layer at all).
+    epsilon : float
+        Training MSE (over all ``N d`` target entries) that both layers reach.
+
+    Returns
+    -------
+    PairwiseBound
+        ``.bound`` bounds ``||p(Theta) - p(Theta')||_F^2``, ``.to_least_squares``
+        the squared distance of each to the least-squares fit, and
+        ``.output_bound(X_test)`` the squared output gap on test inputs.
+
+    Raises
+    ------
+    ValueError
+        If ``Lambda_D`` is singular, or ``epsilon`` is below the least-squares
+        loss (no layer reaches it).
+
+    Notes
+    -----
+    The residual of the least-squares fit ``C_LS`` is orthogonal to the span of
+    the features, so every coefficient matrix C has training MSE
+    ``L_LS + ||Phi (C - C_LS)||_F^2 / (N d) >= L_LS + (lam_min / d) ||C - C_LS||_F^2``.
+    A layer with MSE at most epsilon is therefore within
+    ``sqrt(d (epsilon - L_LS) / lam_min)`` of ``C_LS``, and two of them, by the
+    triangle inequality through ``C_LS``, within twice that. The constant 4 is
+    attained by ``C_LS +- t v`` along the eigenvector v of ``lam_min``. With
+    noisy realizable targets ``epsilon - L_LS = epsilon - s + eta^2`` in the
+    notation of :func:`noisy_label_bound`. Chapter 5 of the book.
+
+    Examples
+    --------
+    >>> from attnlib.rkhs import fit_linear_attention, pairwise_bound
+    >>> X = gaussian_inputs(300, 5, 2, rng=0)
+    >>> Y = np.random.default_rng(1).standard_normal((300, 2))          # targets from no layer
+    >>> ls = fit_linear_attention(X, Y).train_loss
+    >>> b = pairwise_bound(X, Y, ls + 1e-3)
+    >>> bool(np.isclose(b.ls_loss, ls)), bool(np.isclose(b.bound, 4 * b.to_least_squares))
+    (True, True)
+    """
+    seqs = _ne.as_sequences(X)
+    if seqs.single:
+        raise ValueError("X must be a batch of shape (N, n, d) or a list of sequences; received one sequence")
+    kind, targets = _ne.as_targets(Y, seqs)
+    if kind != "last":
+        raise ValueError(f"Y must hold last-token targets of shape ({seqs.N}, {seqs.d}); received a target "
+                         "at every token, which the last-token certificate does not cover")
+    epsilon = check_real("epsilon", epsilon, low=0.0)
+    cert = _identifiable_certificate(X, "no layer-independent bound on the parameters")
+    # the least-squares loss of X / scale is that of X (the coefficients absorb scale**3)
+    ls_loss = float(_ne.solve(_rescaled(seqs, cert.scale), "last", targets).loss)
+    yy = float(np.mean(np.concatenate(targets) ** 2))
+    room = epsilon - ls_loss
+    if room < -1e-10 * max(yy, ls_loss, 1e-300):
+        raise ValueError(f"epsilon={epsilon:.3g} is below the least-squares loss {ls_loss:.3g}; no layer reaches it")
+    room = max(room, 0.0)
+    to_ls = _over_lam_min(seqs.d * room, cert)
+    return PairwiseBound(4 * to_ls, to_ls, ls_loss, epsilon, _data_lam_min(cert), cert.psi)
 
 
 @dataclass(frozen=True, eq=False)
