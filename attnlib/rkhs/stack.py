@@ -86,9 +86,12 @@ def init_stack(d: int, *, layers: int = 2, heads: int = 1, mlp: bool = False, hi
 
 
 def _attention(H, Theta, W, mask):
-    S = np.einsum("Bad,mde,Bbe->Bmab", H, Theta, H, optimize=True) * mask            # (B, m, n, n) causal scores
-    HW = np.einsum("Bbd,mde->Bmbe", H, W, optimize=True)                             # (B, m, n, d)
-    return np.einsum("Bmab,Bmbe->Bae", S, HW, optimize=True), S, HW
+    # batched matmuls rather than einsum: the arrays are small, and einsum's path search would cost more
+    # than the products
+    Hm = H[:, None]                                                                  # (B, 1, n, d)
+    S = (Hm @ Theta) @ Hm.swapaxes(-1, -2) * mask                                    # (B, m, n, n) causal scores
+    HW = Hm @ W                                                                      # (B, m, n, d)
+    return (S @ HW).sum(axis=1), S, HW                                               # (B, n, d)
 
 
 def stack_forward(stack: Stack, X):
@@ -165,19 +168,23 @@ def stack_loss_and_gradient(stack: Stack, X, Y):
         if stack.P:                                                    # MLP: H_out = H1 + relu(H1 P) Q
             Z, H1 = c["Z"], c["H1"]
             act = np.maximum(Z, 0.0)
-            gQ[layer] = np.einsum("Bnh,Bnd->hd", act, dH, optimize=True)
+            gQ[layer] = act.reshape(-1, act.shape[-1]).T @ dH.reshape(-1, dH.shape[-1])           # (h, d)
             dZ = (dH @ stack.Q[layer].T) * (Z > 0)
-            gP[layer] = np.einsum("Bnd,Bnh->dh", H1, dZ, optimize=True)
+            gP[layer] = H1.reshape(-1, H1.shape[-1]).T @ dZ.reshape(-1, dZ.shape[-1])             # (d, h)
             dH = dH + dZ @ stack.P[layer].T
         # attention: H1 = H + sum_i S_i (H W_i), S_i = mask * (H Theta_i H^T)
         Hl, S, HW = c["H"], c["S"], c["HW"]
         Theta, W = stack.Theta[layer], stack.W[layer]
-        gW[layer] = np.einsum("Bmab,Bbd,Bae->mde", S, Hl, dH, optimize=True)         # (S_i H)^T dH, per head
-        dS = np.einsum("Bae,Bmbe->Bmab", dH, HW, optimize=True) * mask                # (B, m, n, n)
-        gT[layer] = np.einsum("Bad,Bmab,Bbe->mde", Hl, dS, Hl, optimize=True)
-        dHl = dH + np.einsum("Bmab,Bae,mde->Bbd", S, dH, W, optimize=True)           # through H W_i
-        dHl = dHl + np.einsum("Bmab,Bbe,mde->Bad", dS, Hl, Theta, optimize=True)      # through the query side of S_i
-        dHl = dHl + np.einsum("Bmab,Bad,mde->Bbe", dS, Hl, Theta, optimize=True)      # through the key side of S_i
+        Hm, dHm = Hl[:, None], dH[:, None]                                            # (B, 1, n, d)
+        HmT = Hm.swapaxes(-1, -2)                                                     # (B, 1, d, n)
+        StdH = S.swapaxes(-1, -2) @ dHm                                               # (B, m, n, d): S_i^T dH
+        gW[layer] = (HmT @ StdH).sum(axis=0)                                          # (S_i H)^T dH, per head
+        dS = dHm @ HW.swapaxes(-1, -2) * mask                                         # (B, m, n, n)
+        dSH = dS @ Hm                                                                 # (B, m, n, d)
+        gT[layer] = (HmT @ dSH).sum(axis=0)                                           # H^T dS_i H, per head
+        dHl = dH + (StdH @ W.swapaxes(-1, -2)).sum(axis=1)                            # through H W_i
+        dHl = dHl + (dSH @ Theta.swapaxes(-1, -2)).sum(axis=1)                        # through the query side of S_i
+        dHl = dHl + ((dS.swapaxes(-1, -2) @ Hm) @ Theta).sum(axis=1)                  # through the key side of S_i
         dH = dHl
     return loss, Stack(gT, gW, gP if stack.P else [], gQ if stack.P else [])
 

@@ -73,68 +73,89 @@ def plot_head_spectrum(layers: dict, *, title: str | None = None):
     return fig
 
 
+#: below this, a validation MSE is rounding: the figure says "< 1e-30" rather than print the rounding noise
+ROUNDING_FLOOR = 1e-30
+
+
+def _regression_text(regression: float) -> str:
+    """The regression's loss as the figure writes it: its order, or "< 1e-30" at the rounding floor."""
+    return f"< {ROUNDING_FLOOR:.0e}" if regression < ROUNDING_FLOOR else f"{regression:.0e}"
+
+
 @styled
 def plot_heads_vs_regression(panels: dict, *, ylabel: str = "validation MSE"):
-    """Gradient training with several head counts against one regression, panel by panel.
+    """Gradient training with several head counts against one regression, one row per setting.
 
     Parameters
     ----------
     panels : dict of str -> (dict of str -> array_like, float)
-        Panel title -> (curves by label, the regression's loss). A curve is a
-        loss per epoch, shape (epochs + 1,), or one row per seed, shape
-        (seeds, epochs + 1).
+        Setting (the row's title) -> (curves by label, the regression's loss). A
+        curve is a loss per epoch, shape (epochs + 1,), or one row per seed,
+        shape (seeds, epochs + 1).
 
     Returns
     -------
     matplotlib.figure.Figure
-        Log-scale loss by epoch, two panels per row: the median over seeds, with
-        the range over seeds shaded; the regression is a dashed horizontal line
-        (it needs no epochs). A regression loss more than a thousand times below
-        every curve would squash them against the top of the panel: the axis then
-        stops at the curves, and an arrow at the bottom gives the regression's value.
+        One row per setting. Left: the loss by epoch on a log axis, the median
+        over seeds of each curve. Right: the last epoch's loss of every seed, one
+        line of points per curve in the same colour and marker, with the median
+        over seeds marked by a black bar, so the figure shows the statistic the
+        left panel draws and every value behind it. The regression is a dashed
+        line (it needs no epochs); when it lies more than a thousand times below
+        every curve, the axes stop at the curves and a note gives its value, as
+        "< 1e-30" at the rounding floor of float64 (``ROUNDING_FLOOR``).
     """
     panels = check_mapping("panels", panels)
     for title, panel in panels.items():
         if not (isinstance(panel, tuple) and len(panel) == 2):
             raise TypeError(f"panels[{title!r}] must be a pair (curves by label, the regression's loss); "
                             f"received {type(panel).__name__}")
-    ncols = min(2, len(panels))
-    nrows = -(-len(panels) // ncols)
-    fig, axes = subplots(nrows, ncols, width=3.4 if ncols > 1 else 6.4, height=3.0 if ncols > 1 else 3.6,
-                         constrained_layout=True)
-    for ax in axes.flat[len(panels):]:
-        ax.set_axis_off()
-    for k, (ax, (title, (curves, regression))) in enumerate(zip(axes.flat[: len(panels)], panels.items(), strict=True)):
+    nrows = len(panels)
+    fig, axes = subplots(nrows, 2, width=3.2, height=3.3, constrained_layout=True,
+                         gridspec_kw={"width_ratios": [1.15, 1]})
+    for row, (title, (curves, regression)) in enumerate(panels.items()):
+        ax, ends = axes[row]
         lowest = np.inf
+        labels = list(curves)
         for j, (label, y) in enumerate(curves.items()):
             y = np.atleast_2d(np.asarray(y, dtype=float))
             epochs = np.arange(y.shape[1])
-            color = COLORS[j % len(COLORS)]
             ax.plot(epochs, np.median(y, axis=0), **series(j), markevery=max(1, y.shape[1] // 6), label=label)
-            if y.shape[0] > 1:
-                ax.fill_between(epochs, y.min(axis=0), y.max(axis=0), color=color, alpha=0.2, lw=0)
+            last = y[:, -1]
+            # one line of points per curve, top to bottom in the legend's order, spread a little vertically
+            spread = np.linspace(-0.18, 0.18, len(last)) if len(last) > 1 else np.zeros(1)
+            ends.plot(last, -j + spread, **series(j, line=False), ms=5, alpha=0.8)
+            ends.plot([np.median(last)], [-j], marker="|", ms=18, mew=2.2, color="black", ls="none",
+                      label="median of the seeds" if j == 0 else None)
             positive = y[y > 0]
             if positive.size:
                 lowest = min(lowest, float(positive.min()))
         shown = max(regression, 1e-32)
         ax.axhline(shown, color="black", ls=(0, (6, 3)), lw=1.5, label="regression")
-        ax.set_yscale("log")
+        for a in (ax, ends):
+            a.set_yscale("log") if a is ax else a.set_xscale("log")
         if np.isfinite(lowest) and shown < 1e-3 * lowest:
             # three empty decades under the curves hold the note; the line itself is off the axis
             ax.set_ylim(bottom=lowest / 1000)
-            ax.annotate(f"regression {regression:.0e}\n(below the axis)", xy=(0.98, 0.0), xycoords="axes fraction",
-                        xytext=(0, 14), textcoords="offset points", ha="right", va="bottom",
-                        arrowprops={"arrowstyle": "->", "color": "black"})
-        if k // ncols == nrows - 1 or k + ncols >= len(panels):
-            ax.set_xlabel("epoch")
-        if k % ncols == 0:
-            ax.set_ylabel(ylabel)
+            ax.annotate(f"regression {_regression_text(regression)}\n(below the axis)", xy=(0.98, 0.0),
+                        xycoords="axes fraction", xytext=(0, 14), textcoords="offset points", ha="right",
+                        va="bottom", arrowprops={"arrowstyle": "->", "color": "black"})
+        else:
+            ends.axvline(shown, color="black", ls=(0, (6, 3)), lw=1.5)
+        ends.set_yticks(-np.arange(len(labels)), labels)
+        ends.set_ylim(-len(labels) + 0.5, 0.5)
+        ends.tick_params(axis="y", length=0)
+        ends.spines["left"].set_visible(False)
+        ax.set_ylabel(ylabel)
         ax.set_title(title)
-    handles, labels = axes.flat[0].get_legend_handles_labels()
-    if len(panels) < axes.size:
-        axes.flat[-1].legend(handles, labels, loc="center")
-    else:
-        legend_below(fig, axes.flat[0], ncol=2)
+        ends.set_title("last epoch, by seed")
+        if row == nrows - 1:
+            ax.set_xlabel("epoch")
+            ends.set_xlabel(ylabel)
+    handles, names = axes[0, 0].get_legend_handles_labels()
+    more, more_names = axes[0, 1].get_legend_handles_labels()
+    fig.legend(handles + more, names + more_names, loc="outside lower center", ncol=2)
+    fig.set_figheight(fig.get_figheight() + 0.27 * -(-(len(names) + len(more_names)) // 2))
     return fig
 
 
@@ -323,7 +344,7 @@ def plot_bound_check(actual, bound, *, xlabel: str = "bound", ylabel: str = "obs
 
 
 @styled
-def plot_noise_bound(levels, observed, bound, *, xlabel: str = "noise standard deviation",
+def plot_noise_bound(levels, observed, bound, *, runs=None, xlabel: str = "noise standard deviation",
                      ylabel: str | None = None, title: str | None = None):
     """Squared distance to the teacher against the label-noise level, with its bound (Lemma E.2).
 
@@ -333,12 +354,26 @@ def plot_noise_bound(levels, observed, bound, *, xlabel: str = "noise standard d
         Noise levels (the x-axis).
     observed, bound : array_like of shape (K,) or (K, R)
         Observed squared distances and their bounds, one column per run.
+    runs : sequence of R str, optional
+        A name for each column (each fit), e.g. ``("least squares", "100 steps")``. Each run gets
+        its own colour and marker, filled for the observed distance and open on a dashed line for
+        the bound, and the legend names both. Without names, every run is drawn alike and the
+        legend says only "observed" and "bound".
     xlabel, ylabel, title : str, optional
         The y label defaults to the squared distance of the coefficients, ``||p(Theta) - p(Theta_star)||_F^2``.
 
     Returns
     -------
     matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from attnlib.viz.rkhs import plot_noise_bound
+    >>> levels = np.array([0.1, 1.0])
+    >>> fig = plot_noise_bound(levels, np.c_[levels**2, 2 * levels**2], np.c_[4 * levels**2, 8 * levels**2],
+    ...                        runs=("least squares", "100 steps"))
+    >>> len(fig.legends[0].get_texts())
+    4
     """
     levels = check_axis_values("levels", levels)
     observed, bound = as_float_array("observed", observed), as_float_array("bound", bound)
@@ -347,16 +382,31 @@ def plot_noise_bound(levels, observed, bound, *, xlabel: str = "noise standard d
             raise ValueError(f"{name} must have one row per noise level, shape ({levels.size},) or "
                              f"({levels.size}, runs); received shape {arr.shape}")
     observed, bound = observed.reshape(levels.size, -1), bound.reshape(levels.size, -1)
+    if observed.shape != bound.shape:
+        raise ValueError(f"observed and bound must have the same shape; received {observed.shape} and {bound.shape}")
+    if runs is not None:
+        if isinstance(runs, str) or not all(isinstance(r, str) for r in runs) or len(runs) != observed.shape[1]:
+            raise TypeError(f"runs must be a sequence of {observed.shape[1]} str, one name per column of "
+                            f"observed; received {runs!r}")
     fig, axes = subplots(1, 1, width=5.4, height=3.8, constrained_layout=True)
     ax = axes[0, 0]
     for r in range(observed.shape[1]):
-        ax.loglog(levels, np.maximum(observed[:, r], 1e-300), "o", ms=5, color=COLORS[0], alpha=0.7,
-                  label="observed" if r == 0 else None)
-        ax.loglog(levels, bound[:, r], "s--", ms=5, lw=1.2, color=COLORS[1], alpha=0.7,
-                  label="bound" if r == 0 else None)
+        if runs is None:
+            ax.loglog(levels, np.maximum(observed[:, r], 1e-300), "o", ms=5, color=COLORS[0], alpha=0.7,
+                      label="observed" if r == 0 else None)
+            ax.loglog(levels, bound[:, r], "s--", ms=5, lw=1.2, color=COLORS[1], alpha=0.7,
+                      label="bound" if r == 0 else None)
+            continue
+        style = series(r, line=False)
+        ax.loglog(levels, np.maximum(observed[:, r], 1e-300), ms=6, label=f"{runs[r]}: observed", **style)
+        ax.loglog(levels, bound[:, r], marker=style["marker"], color=style["color"], ms=6, mfc="white",
+                  ls="--", lw=1.2, label=f"{runs[r]}: bound")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(r"$\|p(\Theta)-p(\Theta^\star)\|_F^2$" if ylabel is None else ylabel)
     if title:
         ax.set_title(title)
-    ax.legend(loc="upper left")
+    if runs is None:
+        ax.legend(loc="upper left")
+    else:
+        legend_below(fig, ax, ncol=2)
     return fig

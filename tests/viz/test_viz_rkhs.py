@@ -18,14 +18,31 @@ def test_head_spectrum_plots_relative_singular_values_and_counts_heads():
     assert fig.legends[0].get_texts()[0].get_text() == f"layer: {count} heads"
 
 
-def test_heads_vs_regression_draws_one_panel_per_setting():
-    panels = {"d = 2": ({"1 head": [1.0, 0.1], "4 heads": [[1.0, 1e-3], [3.0, 1e-5], [2.0, 1e-4]]}, 1e-30),
+def test_heads_vs_regression_draws_one_row_per_setting_with_every_seed():
+    four = [[1.0, 1e-3], [3.0, 1e-5], [2.0, 1e-4]]
+    panels = {"d = 2": ({"1 head": [1.0, 0.1], "4 heads": four}, 1e-34),
               "d = 4": ({"1 head": [2.0, 0.5]}, 1e-28)}
     fig = viz_rkhs.plot_heads_vs_regression(panels)
-    assert [ax.get_title() for ax in fig.axes] == ["d = 2", "d = 4"]
-    np.testing.assert_array_equal(fig.axes[0].get_lines()[1].get_ydata(), [2.0, 1e-4])  # median over seeds
-    assert len(fig.axes[0].collections) == 1  # the band of the curve with three seeds
-    assert fig.axes[1].get_lines()[-1].get_ydata()[0] == 1e-28
+    curves, ends = fig.axes[0], fig.axes[1]
+    assert [ax.get_title() for ax in fig.axes[::2]] == ["d = 2", "d = 4"]
+    np.testing.assert_array_equal(curves.get_lines()[1].get_ydata(), [2.0, 1e-4])  # median over seeds, per epoch
+    # the right panel: every seed's last value, on the curve's own line of points, and the median bar
+    points = [line for line in ends.get_lines() if line.get_marker() not in ("|", "None", None)]
+    np.testing.assert_array_equal(points[1].get_xdata(), [1e-3, 1e-5, 1e-4])
+    assert np.all(np.abs(points[1].get_ydata() + 1) < 0.5)  # the second curve's row
+    bars = [line for line in ends.get_lines() if line.get_marker() == "|"]
+    assert [float(b.get_xdata()[0]) for b in bars] == [0.1, 1e-4]
+    # a regression at the rounding floor is written "< 1e-30", never as its rounding noise
+    notes = [t.get_text() for t in curves.texts]
+    assert notes == ["regression < 1e-30\n(below the axis)"]
+    assert [t.get_text() for t in fig.axes[2].texts] == ["regression 1e-28\n(below the axis)"]
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert labels == ["1 head", "4 heads", "regression", "median of the seeds"]
+
+
+def test_heads_vs_regression_writes_a_regression_above_the_floor_as_its_order():
+    fig = viz_rkhs.plot_heads_vs_regression({"d = 2": ({"1 head": [1.0, 0.1]}, 2e-20)})
+    assert [t.get_text() for t in fig.axes[0].texts] == ["regression 2e-20\n(below the axis)"]
 
 
 def test_learning_curve_and_bound_check():
@@ -69,3 +86,23 @@ def test_identifiability_without_singular_data_has_no_side_panel():
                   {"exact": np.array([1e-28])}, 100)
     fig = viz_rkhs.plot_identifiability(sweep)
     assert len(fig.axes) == 2 and all(ax.get_lines() for ax in fig.axes)
+
+
+def test_noise_bound_tells_each_run_and_observed_from_bound():
+    import pytest
+
+    levels = np.array([0.1, 1.0])
+    observed, bound = np.c_[levels**2, 2 * levels**2], np.c_[4 * levels**2, 8 * levels**2]
+    fig = viz_rkhs.plot_noise_bound(levels, observed, bound, runs=("least squares", "100 steps"))
+    lines = fig.axes[0].get_lines()
+    assert [line.get_label() for line in lines] == ["least squares: observed", "least squares: bound",
+                                                    "100 steps: observed", "100 steps: bound"]
+    np.testing.assert_array_equal(lines[2].get_ydata(), observed[:, 1])
+    np.testing.assert_array_equal(lines[3].get_ydata(), bound[:, 1])
+    assert lines[0].get_marker() != lines[2].get_marker()              # runs differ by marker, not colour alone
+    assert lines[0].get_linestyle() == "None" and lines[1].get_linestyle() == "--"
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == [line.get_label() for line in lines]
+    unnamed = viz_rkhs.plot_noise_bound(levels, observed, bound)
+    assert [t.get_text() for t in unnamed.axes[0].get_legend().get_texts()] == ["observed", "bound"]
+    with pytest.raises(TypeError, match="runs must be a sequence of 2 str"):
+        viz_rkhs.plot_noise_bound(levels, observed, bound, runs=("only one",))
