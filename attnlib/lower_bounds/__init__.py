@@ -22,7 +22,8 @@ every other output entry is 0).
 
 Modules, one concept each (every public name is re-exported here):
 
-* ``family`` -- the family itself: its scales and weights, instances, heads, decoding
+* ``family`` -- the family itself: its scales and weights (and a search for the smallest), instances,
+  heads, decoding
 * ``fourier`` -- exact Fourier spectra on the cube and the low-degree regression baseline
 * ``parities`` -- parity learners by elimination and by enumeration
 * ``sq`` -- the statistical-query count
@@ -34,12 +35,14 @@ from .family import (
     BETA_SCALE,  # noqa: F401  (constants of the family, not listed)
     HARD_BETA,  # noqa: F401
     ParityInstance,
+    ScaleSearch,
     alternating_sigmoid_sum,
     decode_parity_examples,
     parity_betas,
     parity_coefficients,
     parity_heads,
     parity_instance,
+    search_parity_betas,
 )
 from .fourier import (
     FourierSpectrum,
@@ -63,6 +66,7 @@ __all__ = [
     "LowDegreeCurve",
     "LowDegreeFit",
     "ParityInstance",
+    "ScaleSearch",
     "alternating_sigmoid_sum",
     "boolean_cube",
     "decode_parity_examples",
@@ -78,6 +82,7 @@ __all__ = [
     "parity_coefficients",
     "parity_heads",
     "parity_instance",
+    "search_parity_betas",
     "sq_correlations",
     "sq_dimension",
     "sq_query_lower_bound",

@@ -12,12 +12,14 @@ from ..heads import Heads
 
 __all__ = [
     "ParityInstance",
+    "ScaleSearch",
     "alternating_sigmoid_sum",
     "decode_parity_examples",
     "parity_betas",
     "parity_coefficients",
     "parity_heads",
     "parity_instance",
+    "search_parity_betas",
 ]
 
 #: beta of the last head: sigmoid(2 * 20) rounds to 1 in float64, so that head attends hard.
@@ -56,8 +58,9 @@ def parity_betas(s: int) -> np.ndarray:
     Notes
     -----
     The formula is a two-parameter fit to the non-negative spacing that
-    minimises ``sum_i |c_i|`` (found by a numerical search); it stays within a
-    factor 1.2 of that minimum for s <= 6. Scales of both signs do better (4
+    minimises ``sum_i |c_i|`` (found by a numerical search,
+    :func:`search_parity_betas`); it stays within a factor 1.2 of that minimum
+    for s <= 6. Scales of both signs do better (4
     instead of 10 at s = 1), but no scales go below ``2**(s + 1)``
     (:func:`alternating_sigmoid_sum`). Section 10.1 of the book.
 
@@ -173,6 +176,139 @@ def alternating_sigmoid_sum(s: int, betas) -> np.ndarray:
     k = np.arange(s + 1)
     weights = np.array([math.comb(s, int(j)) * (-1.0) ** j for j in k])  # (s + 1,)
     return _sigmoid(2.0 * betas[..., None] * k) @ weights  # (..., s + 1) @ (s + 1,)
+
+
+@dataclass(frozen=True, eq=False)
+class ScaleSearch:
+    """The smallest total weight a numerical search found for the parity family at one s.
+
+    Attributes
+    ----------
+    s : int
+        Size of the hidden set (m = s + 1 heads).
+    signed : bool
+        Whether the scales could take both signs (else they were kept >= 0).
+    betas : ndarray of shape (s + 1,)
+        The best scales found, sorted.
+    total : float
+        ``sum_i |c_i|`` at ``betas`` (:func:`parity_coefficients`).
+    default_total : float
+        ``sum_i |c_i|`` at the default scales :func:`parity_betas`.
+    starts : int
+        Local searches run: one from the default scales, the others random.
+    """
+
+    s: int
+    signed: bool
+    betas: np.ndarray
+    total: float
+    default_total: float
+    starts: int
+
+    @property
+    def ratio(self) -> float:
+        """``default_total / total``: how far the default scales are from the best found (>= 1)."""
+        return self.default_total / self.total
+
+    def __repr__(self) -> str:
+        kind = "signed" if self.signed else "non-negative"
+        return (f"ScaleSearch(s={self.s}, {kind}, sum|c|={self.total:.4g}, default {self.default_total:.4g}, "
+                f"ratio {self.ratio:.3g})")
+
+
+def _total_weight(s: int, signed: bool):
+    """sum_i |c_i| and its gradient, as a function of u (betas = u, or u**2 when not signed)."""
+    j = np.arange(s + 1.0)
+    target = (-1.0) ** j
+
+    def value_and_gradient(u):
+        betas = u if signed else u**2
+        T = np.tanh(np.outer(j, betas))  # (s + 1, s + 1): M = (1 + T) / 2 = sigmoid(2 beta_i j)
+        M = 0.5 * (1.0 + T)
+        try:
+            c = np.linalg.solve(M, target)
+            w = np.linalg.solve(M.T, np.sign(c))
+        except np.linalg.LinAlgError:
+            return 1e300, np.zeros_like(u)
+        total = float(np.abs(c).sum())
+        if not np.isfinite(total):
+            return 1e300, np.zeros_like(u)
+        # d c / d beta_i = -M^{-1} (dM/d beta_i) c, and dM/d beta_i has only column i
+        dM = 0.5 * j[:, None] * (1.0 - T**2)  # dM[j, i] / d beta_i
+        gradient = -c * (w @ dM)
+        return total, (gradient if signed else 2.0 * u * gradient)
+
+    return value_and_gradient
+
+
+def search_parity_betas(s: int, *, signed: bool = False, starts: int = 5, rng=None) -> ScaleSearch:
+    """Search for the scales beta that make the weights of the parity family smallest.
+
+    Minimises ``sum_i |c_i|`` over the scales by BFGS with the exact gradient,
+    from the default scales and from ``starts - 1`` random ones, and keeps the best.
+
+    Parameters
+    ----------
+    s : int
+        Size of the hidden set (m = s + 1 heads).
+    signed : bool, default False
+        Let the scales take both signs; by default they stay non-negative (as
+        the default scales do).
+    starts : int, default 5
+        Local searches: one from :func:`parity_betas`, the others from scales
+        drawn uniformly in [0, 2] (or [-1, 2] when signed).
+    rng : int, numpy.random.Generator or None
+        Draws the random starts.
+
+    Returns
+    -------
+    ScaleSearch
+        The best scales found and their total weight, beside the default's.
+
+    Notes
+    -----
+    A local search: the best it finds is an upper bound on the smallest total
+    weight, never below ``2**(s + 1)`` (:func:`alternating_sigmoid_sum`). The
+    search includes the default scales, so ``ratio >= 1``. Some optima lie at
+    infinity (for s = 1 the scales -beta, beta with beta -> infinity approach
+    the bound 4); BFGS then stops where the weights no longer change in float64.
+    Section 10.1 of the book.
+
+    Examples
+    --------
+    >>> found = search_parity_betas(1, rng=0)
+    >>> round(found.total, 6), round(found.default_total, 6)
+    (10.0, 10.0)
+    >>> round(search_parity_betas(1, signed=True, rng=0).total, 6)
+    4.0
+    """
+    from scipy.optimize import minimize
+
+    s = check_s(s)
+    if not isinstance(signed, (bool, np.bool_)):
+        raise TypeError(f"signed must be True or False; received {signed!r} ({type(signed).__name__})")
+    starts = check_positive_int("starts", starts)
+    rng = check_rng(rng)
+    signed = bool(signed)
+    f = _total_weight(s, signed)
+    default = parity_betas(s)
+    initial = [default] + [np.sort(rng.uniform(-1.0 if signed else 0.0, 2.0, s + 1)) for _ in range(starts - 1)]
+    best_total, best_betas = np.inf, default
+    for betas in initial:
+        u0 = betas if signed else np.sqrt(betas)
+        found = minimize(f, u0, jac=True, method="BFGS", options={"maxiter": 5000, "gtol": 1e-9})
+        betas_found = found.x if signed else found.x**2
+        if np.unique(betas_found).size < betas_found.size:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a far-out optimum may be ill-conditioned
+            total = float(np.abs(parity_coefficients(s, betas=betas_found)).sum())
+        if total < best_total:
+            best_total, best_betas = total, np.sort(betas_found)
+    default_total = float(np.abs(parity_coefficients(s)).sum())
+    best_betas = best_betas.copy()
+    best_betas.setflags(write=False)
+    return ScaleSearch(s, signed, best_betas, min(best_total, default_total), default_total, starts)
 
 
 @dataclass(frozen=True, eq=False)

@@ -20,6 +20,7 @@ from attnlib.lower_bounds import (
     parity_coefficients,
     parity_heads,
     parity_instance,
+    search_parity_betas,
     sq_correlations,
     sq_dimension,
     sq_query_lower_bound,
@@ -227,6 +228,45 @@ def test_weights_are_at_least_two_to_the_s_plus_one_for_any_scales():
     assert np.abs(parity_coefficients(1, betas=[-20.0, 20.0])).sum() == pytest.approx(4.0, abs=1e-12)
 
 
+def total_weight_by_solve(betas):
+    """sum |c| for a batch of scale vectors (..., s + 1), from the system written out here."""
+    betas = np.asarray(betas, dtype=float)
+    j = np.arange(betas.shape[-1])
+    M = 1.0 / (1.0 + np.exp(-2.0 * j[:, None] * betas[..., None, :]))  # (..., s + 1, s + 1): M[j, i]
+    c = np.linalg.solve(M, np.broadcast_to((-1.0) ** j, betas.shape)[..., None])[..., 0]
+    return np.abs(c).sum(axis=-1)
+
+
+def test_scale_search_beats_a_grid_and_reports_its_own_weights():
+    # oracle: an exhaustive grid over non-negative scales at s = 2 (beta_0 = 0, the other two on a grid)
+    grid = np.linspace(0.02, 3.0, 150)
+    b1, b2 = np.meshgrid(grid, np.r_[grid, 20.0], indexing="ij")
+    keep = b2 > b1 + 1e-9
+    candidates = np.stack([np.zeros(keep.sum()), b1[keep], b2[keep]], axis=1)
+    grid_best = total_weight_by_solve(candidates).min()
+    found = search_parity_betas(2, rng=0)
+    assert found.total <= grid_best * (1 + 1e-3)
+    assert found.total == pytest.approx(total_weight_by_solve(found.betas), rel=1e-9)
+    assert found.default_total == pytest.approx(total_weight_by_solve(parity_betas(2)), rel=1e-12)
+    assert found.ratio >= 1 and np.all(found.betas >= 0) and np.all(np.diff(found.betas) > 0)
+    assert "non-negative" in repr(found) and not found.betas.flags.writeable
+
+
+@pytest.mark.parametrize("s", [1, 2, 3, 4])
+def test_scale_search_respects_the_bound_and_signed_scales_do_better(s):
+    plain, signed = search_parity_betas(s, rng=1), search_parity_betas(s, signed=True, rng=1)
+    assert 2.0 ** (s + 1) * (1 - 1e-9) <= signed.total <= plain.total * (1 + 1e-9) <= plain.default_total * (1 + 1e-9)
+    assert signed.total == pytest.approx(total_weight_by_solve(signed.betas), rel=1e-6)
+    assert (plain.s, plain.signed, signed.signed, plain.starts) == (s, False, True, 5)
+
+
+def test_scale_search_at_s1_reaches_the_closed_forms():
+    # non-negative: c_1 = -(1 + 2 sigma_0) / (sigma_1 - sigma_0) is smallest at sigma_0 = 1/2, sigma_1 = 1: sum 10;
+    # signed: the infimum is the bound 4, approached by opposite hard heads
+    assert search_parity_betas(1, rng=2).total == pytest.approx(10.0, abs=1e-6)
+    assert search_parity_betas(1, signed=True, rng=2).total == pytest.approx(4.0, abs=1e-6)
+
+
 def test_bessel_bounds_the_total_correlation_of_any_query():
     d, s = 5, 2
     rng = np.random.default_rng(6)
@@ -288,5 +328,9 @@ def test_errors():
         alternating_sigmoid_sum(2, [0.0, np.inf])
     with pytest.raises(ValueError, match=r"tolerance must be in \(0, 1\]"):
         sq_query_lower_bound(10, 2, 1.5)
+    with pytest.raises(TypeError, match="signed must be True or False; received 'yes'"):
+        search_parity_betas(2, signed="yes")
+    with pytest.raises(ValueError, match="starts must be"):
+        search_parity_betas(2, starts=0)
     with pytest.raises(ValueError, match="all 2\\*\\*\\(2\\*d\\)"):
         sq_correlations(np.ones(16), 3, 1)
