@@ -21,6 +21,7 @@ DIAGRAMS = {
     "ch03_linear_model": ["fig-ch03-lift"],
     "ch06_expressivity": ["fig-ch06-lookup"],
     "ch08_sculpting": ["fig-ch08-phases", "fig-ch08-halfspaces"],
+    "ch09_heads": ["fig-ch09-face"],
     "ch11_two_roads": ["fig-ch11-roads"],
 }
 

@@ -12,6 +12,8 @@ words, one per idea, so that each part of the book has at least one:
 * :func:`plot_halfspaces` -- certified rows become halfspaces; a real 2-D slice of a sculpted body
   and the halfspaces that bound it (chapter 8)
 * :func:`plot_phase_flow` -- the five phases of Part III, the book's reconstruction (chapter 8)
+* :func:`plot_face` -- the face of the body nearest the origin, idealised and real, in the plane of
+  two heads: what phase 4 searches (chapter 9)
 * :func:`plot_two_roads` -- the two results side by side: what each assumes, costs, and where the
   lower bound bites (chapter 11)
 
@@ -29,16 +31,17 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Polygon, Rectangle
 
-from .._validation import check_positive_int, check_sequences
+from .._validation import as_float_array, check_positive_float, check_positive_int, check_sequences
 from ..attention import attention, attention_weights
 from ..heads import Heads, as_heads
 from ..lower_bounds import n_monomials
-from ..sculpt import Body, body_slice, min_norm_proxy
+from ..sculpt import Body, Span, body_slice, min_norm_point, min_norm_proxy, span_alignment
+from ..sculpt.body import _clip as _clip_halfplane  # one Sutherland-Hodgman step, shared with body_slice
 from ..tasks.automata import DFA, lookup_heads, query_tokens, table_tokens
-from ._style import COLORS, COLUMN_IN, MIN_PT, styled
+from ._style import COLORS, COLUMN_IN, GREYS, MIN_PT, styled
 from .sculpt import _plane as _slice_plane  # one plane for the slices of chapter 8 and this diagram
 
-__all__ = ["plot_cubic_lift", "plot_dfa_lookup", "plot_halfspaces", "plot_head", "plot_phase_flow",
+__all__ = ["plot_cubic_lift", "plot_dfa_lookup", "plot_face", "plot_halfspaces", "plot_head", "plot_phase_flow",
            "plot_two_roads"]
 
 FONT = 12  # pt: titles of a diagram
@@ -581,7 +584,7 @@ PHASES = (
      "face_span", "the span of the $\\Theta_i$", "ch. 9"),
     ("phase 5", "candidates in the span; least squares for the $W_i$;\na zero residual certifies a candidate",
      "face_candidates, fit_W, best_scale", "heads $(\\Theta_i,W_i)_{i=1}^m$", "ch. 9"),
-    ("polish", "the book's addition: Levenberg-Marquardt\nfrom the phase-5 candidate",
+    ("polish", "the book's addition: Levenberg-Marquardt with\nrestarts, one of them from the sculpted candidate",
      "polish", "certified heads, or an error naming the phase", "ch. 9"),
 )
 
@@ -595,7 +598,9 @@ def plot_phase_flow():
     matplotlib.figure.Figure
         One box per phase, top to bottom, with the ``attnlib.sculpt`` functions that carry it out
         and the chapter; right of each box, what the phase hands to the next. The examples
-        ``(X, Y)`` feed every phase. The last box, dashed, is the local polish the book adds.
+        ``(X, Y)`` feed every phase. The last box, dashed, is the local polish the book adds:
+        Levenberg-Marquardt with restarts, one of whose starts is the sculpted candidate (the
+        others are the second candidate and perturbations of the first; chapter 9).
 
     Notes
     -----
@@ -641,6 +646,221 @@ def plot_phase_flow():
         ax.text(x_out + 0.12, y - (step - boxh) / 2 + (0.02 if last else 0), f"hands on: {hands}", ha="left",
                 va="center", fontsize=SMALL)
         boxes.append(b)
+    return fig
+
+
+# --------------------------------------------------------------------------- chapter 9: the face
+
+
+def _clip_to(poly: np.ndarray, s_lo, s_hi, t_lo, t_hi) -> np.ndarray:
+    """Clip a polygon (V, 2) to the rectangle [s_lo, s_hi] x [t_lo, t_hi]."""
+    for u, v, c in ((1, 0, s_lo), (-1, 0, -s_hi), (0, 1, t_lo), (0, -1, -t_hi)):
+        poly = _clip_halfplane(poly, u, v, c)
+    return poly
+
+
+def face_geometry(heads: Heads, body: Body, span: Span, *, proxy=None, eps: float = 0.2,
+                  kappa: float | None = None) -> dict:
+    """The numbers :func:`plot_face` draws for one body, in the plane of ``Theta_1`` and ``Theta_2``.
+
+    Coordinates ``(s, t)`` are along ``Theta_star / ||Theta_star||`` and along the part of
+    ``Theta_1 - Theta_star`` orthogonal to it, where ``Theta_star`` is the min-norm point of the
+    first two heads (the plane of ``attnlib.viz.sculpt.plot_body_slices``).
+
+    Parameters
+    ----------
+    heads : Heads
+        The planted layer (m >= 2).
+    body : Body
+    span : Span
+        ``face_span(body, proxy, m, eps=eps)``: its ``points`` are the LP's extreme points.
+    proxy : array_like of shape (d, d), optional
+        The min-norm point P of ``body`` (default: computed, one QP).
+    eps : float, default 0.2
+        The slab of :func:`attnlib.sculpt.face_span`: ``<P, Theta> <= (1 + eps) ||P||^2``.
+    kappa : float, optional
+        If given, the idealised body ``kappa (conv + cone)`` of the two heads replaces the body's
+        own slice (``"slice"``) and its face ``kappa [Theta_1, Theta_2]`` is returned as ``"face"``.
+
+    Returns
+    -------
+    dict
+        ``"heads"`` (2, 2), ``"star"`` (2,), ``"proxy"`` (2,) (P projected on the plane),
+        ``"slab"`` ``(u, v, c)``: the slab is ``u s + v t <= c`` in the plane; ``"slice"``
+        (V, 2) the slice of the body (or of the idealised body) in the view ``"view"``
+        ``(s_lo, s_hi, t_lo, t_hi)``; ``"cap"`` (V', 2) its part inside the slab; ``"points"``
+        (k, 2) the LP's extreme points projected on the plane; ``"face"`` (2, 2) or None;
+        ``"offsets"``: the span's mean alignment with the offsets (``span_alignment``).
+
+    Examples
+    --------
+    >>> from attnlib.sculpt import face_span, planted_instance, sculpt_body
+    >>> heads = planted_instance(2, 4, rng=0)
+    >>> X = boolean_inputs(2000, 3, 4, rng=1)
+    >>> body = sculpt_body(X, attention(X, heads), heads.W.sum(0))
+    >>> geo = face_geometry(heads, body, face_span(body, min_norm_proxy(body), 2, rng=2))
+    >>> geo["heads"].shape, geo["points"].shape
+    ((2, 2), (64, 2))
+    """
+    heads = as_heads(heads)
+    if not isinstance(body, Body):
+        raise TypeError(f"body must be an attnlib.sculpt.Body; received {type(body).__name__}")
+    if not isinstance(span, Span):
+        raise TypeError(f"span must be an attnlib.sculpt.Span (from face_span); received {type(span).__name__}")
+    if heads.m < 2 or heads.d != body.d:
+        raise ValueError(f"face_geometry needs a layer with m >= 2 heads of dimension d = {body.d}; "
+                         f"received m = {heads.m}, d = {heads.d}")
+    eps = check_positive_float("eps", eps)
+    if kappa is not None:
+        kappa = check_positive_float("kappa", kappa)
+    P = min_norm_proxy(body) if proxy is None else as_float_array("proxy", proxy)
+    if P.shape != (body.d, body.d):
+        raise ValueError(f"proxy must be a ({body.d}, {body.d}) matrix; received shape {P.shape}")
+    basis = _slice_plane(heads)
+    pts = np.einsum("ipq,jpq->ij", heads.Theta[:2], basis)
+    star = np.einsum("pq,jpq->j", min_norm_point(heads.Theta[:2])[0], basis)
+    p = np.einsum("pq,jpq->j", P, basis)
+    slab = (float(p[0]), float(p[1]), float((1 + eps) * np.sum(P * P)))
+    s_hi = 1.3 * float(pts[:, 0].max())
+    s_lo = -0.1 * s_hi
+    t_hi = max(0.5 * (s_hi - s_lo), 1.25 * float(np.abs(pts[:, 1]).max()))
+    view = (s_lo, s_hi, -t_hi, t_hi)
+    far = 10.0 * (s_hi - s_lo)
+    if kappa is not None:
+        a, b = kappa * pts[0], kappa * pts[1]
+        ideal = np.array([a, a + far * pts[0] / np.linalg.norm(pts[0]), b + far * pts[1] / np.linalg.norm(pts[1]),
+                          b])
+        turn = (ideal[1] - ideal[0]) @ np.array([[0.0, -1.0], [1.0, 0.0]]) @ (ideal[2] - ideal[1])
+        if turn > 0:  # counter-clockwise, as body_slice returns its polygons
+            ideal = ideal[::-1]
+        poly, face = _clip_to(ideal, *view), np.array([a, b])
+    else:
+        poly = _clip_to(body_slice(body, np.zeros((body.d, body.d)), basis, box=far), *view)
+        face = None
+    cap = _clip_halfplane(poly, -slab[0], -slab[1], -slab[2]) if len(poly) else poly
+    points = np.einsum("kpq,jpq->kj", span.points, basis) if len(span.points) else np.zeros((0, 2))
+    offsets = float(np.mean(span_alignment(span, heads.Theta)["offsets"]))
+    return {"heads": pts, "star": star, "proxy": p, "slab": slab, "slice": poly, "cap": cap, "points": points,
+            "face": face, "view": view, "offsets": offsets}
+
+
+def _face_panel(ax, geo: dict, *, ideal: bool):
+    s_lo, s_hi, t_lo, t_hi = geo["view"]
+    poly, cap, pts, star, p = geo["slice"], geo["cap"], geo["heads"], geo["star"], geo["proxy"]
+    if len(poly):
+        ax.fill(poly[:, 0], poly[:, 1], color=COLORS[0], alpha=0.2, lw=0,
+                label=r"body $K=\kappa(\mathrm{conv}+\mathrm{cone})$" if ideal else "body $K$", gid="slice")
+    if len(cap):
+        ax.add_patch(Polygon(cap, closed=True, facecolor="none", edgecolor=COLORS[2], hatch="////", lw=0,
+                             label=r"$K$ in the slab $\langle P,\Theta\rangle\leq(1+\varepsilon)\|P\|^2$",
+                             gid="cap"))
+    u, v, c = geo["slab"]
+    ts = np.array([t_lo, t_hi])
+    if abs(u) > 1e-12:
+        ax.plot((c - v * ts) / u, ts, color=COLORS[2], ls="--", lw=1.2, gid="slab")
+    # the affine line of the two heads, and Theta_star, the foot of the perpendicular from 0
+    direction = (pts[1] - pts[0]) / np.linalg.norm(pts[1] - pts[0])
+    line = np.array([star - 4 * t_hi * direction, star + 4 * t_hi * direction])
+    ax.plot(line[:, 0], line[:, 1], color=GREYS["dark"], ls=":", lw=1.3,
+            label=r"affine line of $\Theta_1,\Theta_2$", gid="affine")
+    ax.plot([0, star[0]], [0, star[1]], color=GREYS["mid"], ls="--", lw=1.0, gid="perpendicular")
+    r = 0.045 * (s_hi - s_lo)
+    normal = star / np.linalg.norm(star)
+    corner = np.array([star - r * normal, star - r * normal + r * direction, star + r * direction])
+    ax.plot(corner[:, 0], corner[:, 1], color=GREYS["mid"], lw=1.0)
+    if geo["face"] is not None:
+        f = geo["face"]
+        ax.plot(f[:, 0], f[:, 1], color=COLORS[1], lw=3.2, solid_capstyle="butt",
+                label=r"face $\kappa[\Theta_1,\Theta_2]$", gid="face")
+    q = geo["points"]
+    ax.plot(q[:, 0], q[:, 1], "o", color="black", ms=2.6, ls="none", label="LP extreme points, projected", gid="points")
+    ax.plot(pts[:, 0], pts[:, 1], "o", color=COLORS[1], mec="black", ms=7, ls="none", gid="heads")
+    for i, h in enumerate(pts, start=1):
+        up = h[1] > 0
+        ax.annotate(f"$\\Theta_{i}$", h, xytext=(-6, 6 if up else -7), textcoords="offset points",
+                    ha="right", va="bottom" if up else "top", fontsize=SMALL)
+    ax.plot([star[0]], [star[1]], "D", color="white", mec="black", ms=5, gid="star")
+    ax.annotate(r"$\Theta^\star$", star, xytext=(7, 3), textcoords="offset points", ha="left", va="bottom",
+                fontsize=SMALL)
+    ax.plot([p[0]], [p[1]], "*", color=COLORS[3], mec="black", ms=11, gid="proxy")
+    ax.annotate("$P$", p, xytext=(-7, -3), textcoords="offset points", ha="right", va="top", fontsize=SMALL)
+    ax.plot([0], [0], "+", color="black", ms=8)
+    ax.annotate("0", (0, 0), xytext=(-3, -4), textcoords="offset points", ha="right", va="top", fontsize=SMALL)
+    if not ideal and len(poly):
+        tip = poly[np.argmin(poly @ np.array([u, v]))]  # the slice's vertex nearest the slab's edge
+        ax.annotate("the face:\na tip", tip, xytext=(0.62 * s_lo + 0.38 * s_hi, t_lo + 0.75 * (t_hi - t_lo)),
+                    ha="center", va="center", fontsize=SMALL, arrowprops=dict(arrowstyle="-", color="0.3", lw=0.8),
+                    gid="tip")
+    ax.set_xlim(s_lo, s_hi)
+    ax.set_ylim(t_lo, t_hi)
+    ax.set_aspect("equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    for spine in ax.spines.values():
+        spine.set_visible(True)
+        spine.set_color(GREYS["light"])
+    ax.set_xlabel(r"along $\Theta^\star$", fontsize=SMALL, labelpad=2)
+
+
+@styled
+def plot_face(heads: Heads, ideal: Body, ideal_span: Span, real: Body, real_span: Span, *, kappa: float,
+              ideal_proxy=None, real_proxy=None, eps: float = 0.2):
+    """What phase 4 searches: the face of the body nearest the origin, idealised (left) and real (right).
+
+    Both panels are the plane of ``Theta_1`` and ``Theta_2`` (``Theta_star`` along the horizontal
+    axis), computed by :func:`face_geometry`.
+
+    Parameters
+    ----------
+    heads : Heads
+        The planted layer (m >= 2).
+    ideal : Body
+        A body close to the idealised one of the two heads (e.g. from many Gaussian features on
+        which both heads have large gaps); ``ideal_span`` is its ``face_span``.
+    real : Body
+        A body sculpted from data for the same heads; ``real_span`` its ``face_span``.
+    kappa : float
+        ``gamma / gamma'`` of the idealised body: the left panel draws ``kappa (conv + cone)``.
+    ideal_proxy, real_proxy : array_like of shape (d, d), optional
+        The bodies' min-norm points (default: computed).
+    eps : float, default 0.2
+        The slab of ``face_span``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Left: the idealised body ``kappa (conv + cone)``, its face ``kappa [Theta_1, Theta_2]`` on
+        the line ``<Theta_star, Theta> = kappa ||Theta_star||^2``, the heads and their affine line
+        with ``Theta_star`` the foot of the perpendicular from 0, the min-norm point ``P`` of
+        ``ideal``, the slab ``<P, Theta> <= (1 + eps) ||P||^2`` (hatched inside the body) and the
+        extreme points of ``ideal_span`` projected on the plane. Right: the same for the real slice
+        of ``real``, where the part of the body inside the slab is a small tip. Each title gives
+        the span's mean alignment with the offsets ``Theta_i - Theta_star``.
+
+    Examples
+    --------
+    >>> from attnlib.sculpt import Body, face_span, planted_instance, sculpt_body
+    >>> heads = planted_instance(2, 4, rng=0)
+    >>> Z = np.random.default_rng(1).normal(size=(20000, 4, 4))
+    >>> keep = np.einsum("kpq,ipq->ki", Z, heads.Theta).min(axis=1) >= 2.0
+    >>> ideal = Body(Z[keep], gamma=1.0, bound=None, certified=int(keep.sum()))
+    >>> X = boolean_inputs(2000, 3, 4, rng=2)
+    >>> real = sculpt_body(X, attention(X, heads), heads.W.sum(0))
+    >>> spans = [face_span(b, min_norm_proxy(b), 2, rng=3) for b in (ideal, real)]
+    >>> len(plot_face(heads, ideal, spans[0], real, spans[1], kappa=0.5).axes)
+    2
+    """
+    left = face_geometry(heads, ideal, ideal_span, proxy=ideal_proxy, eps=eps, kappa=kappa)
+    right = face_geometry(heads, real, real_span, proxy=real_proxy, eps=eps)
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 4.0))
+    fig.subplots_adjust(left=0.01, right=0.99, top=0.87, bottom=0.3, wspace=0.05)
+    _face_panel(axes[0], left, ideal=True)
+    _face_panel(axes[1], right, ideal=False)
+    axes[0].set_title(f"idealised body\noffsets captured: {left['offsets']:.2f}", fontsize=SMALL)
+    axes[1].set_title(f"body from the data\noffsets captured: {right['offsets']:.2f}", fontsize=SMALL)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=SMALL, frameon=False,
+               bbox_to_anchor=(0.5, 0.0), handlelength=1.6, columnspacing=1.0)
     return fig
 
 

@@ -153,8 +153,21 @@ def _diagrams():
         X = boolean_inputs(2000, 3, 4, rng=1)
         return v.plot_halfspaces(sculpt_body(X, attention(X, heads), heads.W.sum(0), delta=0.02), heads)
 
+    def face():
+        from attnlib.sculpt import Body, face_span, min_norm_proxy
+
+        heads = planted_instance(2, 4, rng=0)
+        Z = np.random.default_rng(1).normal(size=(20_000, 4, 4))
+        keep = np.einsum("kpq,ipq->ki", Z, heads.Theta).min(axis=1) >= 2.0
+        ideal = Body(Z[keep], gamma=1.0, bound=None, certified=int(keep.sum()))
+        X = boolean_inputs(3000, 3, 4, rng=2)
+        real = sculpt_body(X, attention(X, heads), heads.W.sum(0))
+        spans = [face_span(b, min_norm_proxy(b), 2, rng=3) for b in (ideal, real)]
+        return v.plot_face(heads, ideal, spans[0], real, spans[1], kappa=0.5)
+
     X = boolean_inputs(1, 4, 4, rng=1)[0]
     return {
+        "plot_face": face,
         "plot_head": lambda: v.plot_head(X, random_heads(1, 4, scale=1.5, rng=2), query=1),
         # d = 3 is the tallest and widest table (18 rows); the chapter draws d = 2
         "plot_cubic_lift": lambda: v.plot_cubic_lift(3),

@@ -17,7 +17,7 @@ import pytest
 
 from attnlib import Heads, attention, boolean_inputs, gaussian_inputs, random_heads
 from attnlib.rkhs import cubic_features, parameter_map
-from attnlib.sculpt import body_slice, planted_instance, sculpt_body
+from attnlib.sculpt import Body, body_slice, face_span, min_norm_proxy, planted_instance, sculpt_body
 from attnlib.tasks.automata import DFA, random_dfa
 from attnlib.viz import diagrams
 from attnlib.viz._style import COLUMN_IN, MIN_PT
@@ -68,16 +68,31 @@ def sculpted():
     return sculpt_body(X, attention(X, heads), heads.W.sum(0), delta=0.02), heads
 
 
+@pytest.fixture(scope="module")
+def face(sculpted):
+    """The face figure's inputs: an idealised body of the planted heads and the sculpted one."""
+    body, heads = sculpted
+    Z = np.random.default_rng(3).normal(size=(30_000, 4, 4))
+    keep = np.einsum("kpq,ipq->ki", Z, heads.Theta).min(axis=1) >= 2.0
+    ideal = Body(Z[keep], gamma=1.0, bound=None, certified=int(keep.sum()))
+    proxies = [min_norm_proxy(ideal), min_norm_proxy(body)]
+    spans = [face_span(b, P, 2, rng=4) for b, P in zip((ideal, body), proxies, strict=True)]
+    return heads, ideal, spans[0], body, spans[1], proxies
+
+
 def _head_example():
     rng = np.random.default_rng(1)
     X = boolean_inputs(1, 4, 4, rng=rng)[0]
     return X, random_heads(1, 4, scale=1.5, rng=rng)
 
 
-def _all_diagrams(sculpted):
+def _all_diagrams(sculpted, face):
     X, heads = _head_example()
     body, planted = sculpted
+    heads_f, ideal, ideal_span, real, real_span, proxies = face
     return {
+        "face": diagrams.plot_face(heads_f, ideal, ideal_span, real, real_span, kappa=0.5, ideal_proxy=proxies[0],
+                                   real_proxy=proxies[1]),
         "head": diagrams.plot_head(X, heads),
         "lift2": diagrams.plot_cubic_lift(2),
         "lift3": diagrams.plot_cubic_lift(3),
@@ -89,8 +104,8 @@ def _all_diagrams(sculpted):
     }
 
 
-def test_no_text_overlaps_and_everything_is_on_the_figure_and_legible(sculpted):
-    for name, fig in _all_diagrams(sculpted).items():
+def test_no_text_overlaps_and_everything_is_on_the_figure_and_legible(sculpted, face):
+    for name, fig in _all_diagrams(sculpted, face).items():
         assert not _overlaps(fig), f"{name}: overlapping texts {_overlaps(fig)}"
         assert not _outside(fig), f"{name}: texts off the figure {_outside(fig)}"
         sizes = [t.get_fontsize() for t, _ in _texts(fig)]
@@ -198,6 +213,78 @@ def test_halfspace_lines_pass_where_the_body_says(sculpted):
     assert ax.get_title().startswith(f"a slice: {len(lines)} of the {body.n_constraints}")
 
 
+def _by_gid(ax, gid):
+    found = [a for a in [*ax.get_lines(), *ax.patches, *ax.texts] if a.get_gid() == gid]
+    assert found, f"nothing drawn with gid {gid!r}"
+    return found[0]
+
+
+def _xy(artist):
+    if hasattr(artist, "get_xdata"):
+        return np.column_stack([artist.get_xdata(), artist.get_ydata()]).astype(float)
+    return np.asarray(artist.get_xy(), dtype=float)
+
+
+def test_face_draws_the_geometry_computed_here(face):
+    """Every point and line of the face figure, against a closed-form computation written here."""
+    heads, ideal, ideal_span, real, real_span, proxies = face
+    T1, T2 = heads.Theta[0], heads.Theta[1]
+    lam = np.clip(np.sum(T2 * (T2 - T1)) / np.sum((T1 - T2) ** 2), 0, 1)
+    star = T2 + lam * (T1 - T2)                                        # min-norm point of the segment
+    B1 = star / np.linalg.norm(star)
+    B2 = (T1 - star) - np.sum((T1 - star) * B1) * B1
+    B2 /= np.linalg.norm(B2)
+
+    def coords(A):
+        return np.array([np.sum(A * B1), np.sum(A * B2)])
+
+    fig = diagrams.plot_face(heads, ideal, ideal_span, real, real_span, kappa=0.5, ideal_proxy=proxies[0],
+                             real_proxy=proxies[1])
+    h = np.array([coords(T1), coords(T2)])
+    for ax, span, P, kind in zip(fig.axes[:2], (ideal_span, real_span), proxies, ("ideal", "real"), strict=True):
+        np.testing.assert_allclose(_xy(_by_gid(ax, "heads")), h, atol=1e-9)
+        s_star = _xy(_by_gid(ax, "star"))[0]
+        np.testing.assert_allclose(s_star, [np.linalg.norm(star), 0.0], atol=1e-9)
+        assert abs(s_star @ (h[0] - h[1])) < 1e-9                      # the foot of the perpendicular
+        affine = _xy(_by_gid(ax, "affine"))
+        e = h[1] - h[0]
+        for q in affine:                                               # the line through both heads
+            assert abs(e[0] * (q - h[0])[1] - e[1] * (q - h[0])[0]) < 1e-9 * np.linalg.norm(e) * (1 + np.abs(q).max())
+        p = coords(P)
+        c = 1.2 * np.sum(P * P)
+        np.testing.assert_allclose(_xy(_by_gid(ax, "slab")) @ p, c, rtol=1e-9)
+        np.testing.assert_allclose(_xy(_by_gid(ax, "proxy"))[0], p, atol=1e-9)
+        projected = np.array([coords(Q) for Q in span.points])
+        np.testing.assert_allclose(_xy(_by_gid(ax, "points")), projected, atol=1e-9)
+        # the offsets captured, as the title says: D_i = Theta_i - Theta*, proxy direction removed
+        Q = span.basis.reshape(span.basis.shape[0], -1)
+        u = span.basis[0].ravel()
+        captured = []
+        for T in (T1, T2):
+            D = (T - star).ravel()
+            D = D - (D @ u) * u
+            captured.append(np.linalg.norm(Q.T @ (Q @ D)) / np.linalg.norm(D))
+        assert ax.get_title().endswith(f"offsets captured: {np.mean(captured):.2f}")
+        caps = [a for a in ax.patches if a.get_gid() == "cap"]          # the slice can miss the slab
+        assert caps or kind == "real"
+        for cap in caps:
+            assert (_xy(cap) @ p <= c + 1e-9 * c).all()                # the hatched part is inside the slab
+        if kind == "ideal":
+            np.testing.assert_allclose(_xy(_by_gid(ax, "face")), 0.5 * h, atol=1e-9)
+        else:
+            poly = _xy(_by_gid(ax, "slice"))
+            s_lo, s_hi = ax.get_xlim()
+            t_lo, t_hi = ax.get_ylim()
+            plane = np.einsum("vj,jpq->vpq", poly, np.stack([B1, B2]))
+            gaps = np.einsum("vpq,kpq->vk", plane, real.Z).min(axis=1)
+            on_view = np.isclose(poly[:, 0], s_lo) | np.isclose(poly[:, 0], s_hi) | \
+                np.isclose(poly[:, 1], t_lo) | np.isclose(poly[:, 1], t_hi)
+            assert ((gaps >= real.gamma - 1e-7) | on_view).all()         # vertices lie in the body
+            tip = _by_gid(ax, "tip")
+            np.testing.assert_allclose(tip.xy, poly[np.argmin(poly @ p)], atol=1e-12)
+    assert "face" not in {a.get_gid() for a in [*fig.axes[1].get_lines()]}
+
+
 def test_phase_flow_names_real_functions_and_says_it_is_a_reconstruction():
     import attnlib.sculpt
 
@@ -243,3 +330,12 @@ def test_bad_input_is_named():
         diagrams.plot_halfspaces("body", Heads(np.eye(2), np.eye(2)))
     with pytest.raises(ValueError, match="1 to 5 numbers of heads"):
         diagrams.plot_two_roads(heads=())
+    body = Body(np.eye(2)[None], gamma=1.0, bound=None, certified=1)
+    span = face_span(body, np.eye(2), 1)
+    with pytest.raises(TypeError, match="span must be an attnlib.sculpt.Span"):
+        diagrams.face_geometry(Heads(np.eye(2)[None].repeat(2, 0), np.eye(2)[None].repeat(2, 0)), body, "span")
+    with pytest.raises(ValueError, match="m >= 2 heads"):
+        diagrams.face_geometry(Heads(np.eye(2), np.eye(2)), body, span)
+    with pytest.raises(ValueError, match="kappa must be"):
+        diagrams.face_geometry(Heads(np.stack([np.eye(2), np.diag([1.0, 2.0])]), np.ones((2, 2, 2))), body, span,
+                               kappa=-1.0)
