@@ -73,8 +73,10 @@ def write_results(name: str, results: dict, argv: list[str] | None = None) -> Pa
     import numpy as np
 
     argv = sys.argv if argv is None else argv
-    command = " ".join(["python", f"benchmarks/{Path(argv[0]).name}", *map(shlex.quote, argv[1:])])
     threads = os.environ.get("OPENBLAS_NUM_THREADS", "unset")
+    command = " ".join(["python", f"benchmarks/{Path(argv[0]).name}", *map(shlex.quote, argv[1:])])
+    if threads != "unset":  # the run is reproduced with the same BLAS threads
+        command = f"OPENBLAS_NUM_THREADS={threads} {command}"
     commit = _git("rev-parse", "HEAD")
     if _git("status", "--porcelain", "--", "attnlib", "benchmarks") not in ("", "unknown"):
         commit += " (with uncommitted changes; the source hashes below are exact)"

@@ -29,7 +29,7 @@ def test_results_file_says_how_it_was_measured(path):
     record = json.loads(path.read_text())
     assert FIELDS <= set(record), f"{path.name} lacks {sorted(FIELDS - set(record))}"
     assert record["benchmark"] == path.stem
-    assert record["command"].startswith(f"python benchmarks/{path.stem}.py"), record["command"]
+    assert re.match(rf"(OPENBLAS_NUM_THREADS=\d+ )?python benchmarks/{path.stem}\.py", record["command"]), record["command"]
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", record["date"]), record["date"]
     assert f"benchmarks/{path.stem}.py" in record["sources"], "the benchmark script itself must be hashed"
     assert any(p.startswith("attnlib/") for p in record["sources"]), "the library code it measured must be hashed"
@@ -59,9 +59,11 @@ def test_the_writer_hashes_what_the_run_executed(tmp_path, monkeypatch):
     import attnlib.heads  # noqa: F401  (a library module this process has executed)
 
     monkeypatch.setattr(_results, "RESULTS", tmp_path)
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
     path = _results.write_results("demo", {"ratio": 1.5}, argv=[str(ROOT / "benchmarks" / "demo.py"), "--fast"])
     record = json.loads(path.read_text())
-    assert record["command"] == "python benchmarks/demo.py --fast"
+    assert record["command"] == "OPENBLAS_NUM_THREADS=1 python benchmarks/demo.py --fast"
+    assert record["threads"] == "1"
     assert record["results"] == {"ratio": 1.5}
     assert record["sources"]["attnlib/heads.py"] == _results.sha256(ROOT / "attnlib" / "heads.py")
     assert "benchmarks/_results.py" in record["sources"]
