@@ -293,8 +293,9 @@ def minimisers_by_heads(data, heads=(1, 2, 16), *, seeds: int = 8, epochs: int =
     Returns
     -------
     HeadCount
-        Adam runs that stop at a local minimum keep a positive loss; only the
-        runs with ``zero_loss`` are empirical risk minimisers.
+        Adam runs that stall at a positive loss (at a local minimum or a
+        saddle: the loss alone does not say which) are not minimisers; only
+        the runs with ``zero_loss`` are empirical risk minimisers.
 
     Notes
     -----
@@ -361,6 +362,8 @@ class Sweep:
     ood : dict of str -> ndarray
         Mean squared error of each fit on fresh tables from the Gaussian source.
     steps : int
+    train_loss : dict of str -> ndarray, optional
+        Training MSE of each fit (None for a sweep made without it).
     """
 
     shares: np.ndarray
@@ -369,6 +372,7 @@ class Sweep:
     distance: dict
     ood: dict
     steps: int
+    train_loss: dict | None = None
 
     def __repr__(self) -> str:
         return f"Sweep(shares={self.shares.size}, solvers={list(self.distance)}, steps={self.steps})"
@@ -428,6 +432,7 @@ def identifiability_sweep(shares, *, N: int = 2**14, m: int = 2, steps: int = 10
     lam_min, rank = [], []
     distance = {"minimum norm": [], "exact": [], "iterative": []}
     ood = {key: [] for key in distance}
+    train_loss = {key: [] for key in distance}
     for share in shares:
         data = sample_memories(N, m, orthogonal_share=share, rng=rng)
         cert = certificate(data.X)
@@ -441,5 +446,6 @@ def identifiability_sweep(shares, *, N: int = 2**14, m: int = 2, steps: int = 10
         for key, fit in fits.items():
             distance[key].append(parameter_distance(fit, heads))
             ood[key].append(float(np.mean((fit.predict(test.X) - test.Y) ** 2)))
+            train_loss[key].append(fit.train_loss)
     return Sweep(shares, np.array(lam_min), np.array(rank), {k: np.array(v) for k, v in distance.items()},
-                 {k: np.array(v) for k, v in ood.items()}, steps)
+                 {k: np.array(v) for k, v in ood.items()}, steps, {k: np.array(v) for k, v in train_loss.items()})
