@@ -308,7 +308,7 @@ def execute(dfas, words, heads: Heads | None = None) -> DFARun:
     -----
     The context starts as the S*A table tokens. At step t the query token of
     (s_t, a_t) is appended, the layer's output at the last token is
-    ``y_t = sum_i x_t Theta_i (X^T X) W_i`` (linear attention, kept as the
+    ``y_t = sum_i x_t^T Theta_i (X^T X) W_i`` (linear attention, kept as the
     running Gram matrix ``X^T X`` so a step costs O(m d^2)), and
     ``s_(t+1) = argmax`` of the value block of ``y_t``. The decoded state,
     not the true one, is fed back, so errors compound.

@@ -36,9 +36,10 @@ def plot_dfa_step(dfa, word, t: int = 0, heads: Heads | None = None):
     matplotlib.figure.Figure
         Left: the context (rows are tokens: the table, then the queries so
         far; the key block left of the dashed line, the value block right of
-        it; the current query outlined). Middle: for one head, its logit ``x_t Theta x_b`` on every token
-        b; for several heads, token b's contribution
-        ``sum_i (x_t Theta_i x_b) (x_b W_i)`` to the decoded state's
+        it; the current query outlined). Middle: for one head, the logit
+        ``x_n^T Theta x_b`` of the current query x_n on every token b; for
+        several heads, token b's contribution
+        ``sum_i (x_n^T Theta_i x_b) (x_b^T W_i)`` to the decoded state's
         coordinate. Right: the value block of the output, the decoded state
         (argmax) filled, the true next state marked.
     """
@@ -60,7 +61,7 @@ def plot_dfa_step(dfa, word, t: int = 0, heads: Heads | None = None):
     decoded = int(states[t + 1])
     scores = np.einsum("i,hij,bj->hb", x, heads.Theta, X)  # (m, n) logits of the query on every token
     if heads.m == 1:
-        bars, label = scores[0], r"logit $x_t\Theta x_b$"
+        bars, label = scores[0], r"logit $x_n^\top\Theta x_b$"
     else:
         values = np.einsum("bj,hjk->hbk", X, heads.W)[:, :, SA + decoded]  # (m, n)
         bars, label = (scores * values).sum(axis=0), f"contribution to state {decoded}"
