@@ -39,7 +39,15 @@ from .body import (
     sculpt_body,
     support,
 )
-from .candidates import best_scale, certify_candidates, face_candidates, fit_W, net_candidates, refine_in_span
+from .candidates import (
+    best_scale,
+    certify_candidates,
+    design_matrix,
+    face_candidates,
+    fit_W,
+    net_candidates,
+    refine_in_span,
+)
 from .compare import (
     METHOD_IDS,
     METHODS,
@@ -56,7 +64,7 @@ from .compare import (
 )
 from .hypercube import all_tokens, constant_sequences, fourth_moment, gap_feature, gap_feature_rank, logit_gaps
 from .instances import Conditions, check_conditions, measure_conditions, min_norm_point, planted_instance  # noqa: F401
-from .local import PolishInfo, RestartInfo, lbfgs_restarts, polish, polish_from_random, refit_residual, residual_jacobian
+from .local import PolishInfo, RestartInfo, lbfgs_restarts, polish, polish_from_random, residual_jacobian
 from .pipeline import SculptReport, SculptResult, carve, learn, sculpt  # noqa: F401  (sculpt: deprecated name of carve)
 from .proxy import min_norm_proxy, proxy_margins, refine_sum_W, slice_curve
 from .single_head import learn_single_head
@@ -93,6 +101,7 @@ __all__ = [
     "constant_sequences",
     "constant_sum_W",
     "crude_sum_W",
+    "design_matrix",
     "estimate_sum_W",
     "face_candidates",
     "feasible_point",
@@ -118,7 +127,6 @@ __all__ = [
     "random_span",
     "refine_in_span",
     "refine_sum_W",
-    "refit_residual",
     "residual_jacobian",
     "sculpt_body",
     "single_starts",

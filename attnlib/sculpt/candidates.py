@@ -15,12 +15,57 @@ import itertools
 import numpy as np
 
 from .._linalg import lstsq
-from .._validation import as_float_array, check_positive_float, check_positive_int, check_rng
+from .._validation import as_float_array, check_positive_float, check_positive_int, check_rng, check_sequences
 from ..attention import forward
 from ..heads import Heads, as_heads
 from ._common import check_data, check_m, check_nonzero_labels
 from .body import Body, support
 from .span import Span
+
+
+def design_matrix(X, Theta) -> np.ndarray:
+    """The design of :func:`fit_W`: ``[A_1(X) X | ... | A_m(X) X]``, one row per token of every example.
+
+    Parameters
+    ----------
+    X : array_like of shape (N, n, d)
+    Theta : array_like of shape (m, d, d) or (d, d)
+
+    Returns
+    -------
+    ndarray of shape (N n, m d)
+        Row ``(k, a)`` holds the averaged tokens ``(A_i(X_k) X_k)[a]`` of every head side by side,
+        so ``attention(X, Heads(Theta, W))`` is this matrix times ``[W_1; ...; W_m]``.
+
+    Notes
+    -----
+    The design has full column rank unless some combination ``sum_i A_i(X) X v_i``, with vectors
+    ``v_i`` not all zero, vanishes on every example (the kernel of the matrix is exactly the set of
+    such ``(v_1, ..., v_m)``); two heads that coincide give one, with ``v_2 = -v_1``.
+
+    Examples
+    --------
+    >>> from attnlib.sculpt import design_matrix
+    >>> heads = random_heads(2, 3, scale=3.0, rng=0)
+    >>> X = boolean_inputs(50, 4, 3, rng=1)
+    >>> D = design_matrix(X, heads.Theta)
+    >>> D.shape, bool(np.allclose(D @ heads.W.reshape(6, 3), attention(X, heads).reshape(200, 3)))
+    ((200, 6), True)
+    >>> int(np.linalg.matrix_rank(design_matrix(X, np.stack([heads.Theta[0]] * 2))))
+    3
+    """
+    X, single = check_sequences(X)
+    if single:
+        raise ValueError(f"X must be a batch of shape (N, n, d); received one sequence of shape {X.shape[1:]}")
+    Theta = as_float_array("Theta", Theta)
+    if Theta.ndim == 2:
+        Theta = Theta[None]
+    N, n, d = X.shape
+    if Theta.ndim != 3 or Theta.shape[1:] != (d, d):
+        raise ValueError(f"Theta must have shape (m, {d}, {d}); received {Theta.shape}")
+    m = Theta.shape[0]
+    _, _, AX = forward(X, Theta, np.zeros((m, d, d)), "softmax", False)  # (N, m, n, d)
+    return AX.transpose(0, 2, 1, 3).reshape(N * n, m * d)
 
 
 def fit_W(X, Y, Theta) -> tuple[np.ndarray, float]:
@@ -40,9 +85,11 @@ def fit_W(X, Y, Theta) -> tuple[np.ndarray, float]:
 
     Notes
     -----
-    ``F(X) = [A_1(X) X | ... | A_m(X) X] [W_1; ...; W_m]``: stack the rows of all
-    examples and solve one least-squares problem with m d unknowns per output
-    coordinate. The design loses rank exactly when two heads coincide.
+    ``F(X) = [A_1(X) X | ... | A_m(X) X] [W_1; ...; W_m]`` (:func:`design_matrix`): stack the rows
+    of all examples and solve one least-squares problem with m d unknowns per output coordinate.
+    The design loses rank exactly when some combination ``sum_i A_i(X) X v_i`` (the ``v_i`` not
+    all zero) vanishes on every example, e.g. when two heads coincide; the fitted layer is then
+    still a least-squares fit, its W one of many.
 
     Examples
     --------
@@ -62,8 +109,7 @@ def fit_W(X, Y, Theta) -> tuple[np.ndarray, float]:
     if Theta.shape[1:] != (d, d):
         raise ValueError(f"Theta must have shape (m, {d}, {d}); received {Theta.shape}")
     m = Theta.shape[0]
-    _, _, AX = forward(X, Theta, np.zeros((m, d, d)), "softmax", False)  # (N, m, n, d)
-    design = AX.transpose(0, 2, 1, 3).reshape(N * n, m * d)
+    design = design_matrix(X, Theta)
     W = lstsq(design, Y.reshape(N * n, d)).x.reshape(m, d, d)
     resid = design @ W.reshape(m * d, d) - Y.reshape(N * n, d)
     return W, float(np.linalg.norm(resid) / np.linalg.norm(Y))

@@ -32,7 +32,7 @@ from ..inputs import boolean_inputs
 from ..training import train
 from ._common import ItemAccess, SculptError, check_data, check_heads, check_m, check_nonzero_labels
 from .instances import planted_instance
-from .local import lbfgs_restarts, polish, polish_from_random, refit_residual
+from .local import lbfgs_restarts, polish, polish_from_random, _refit_residual
 from .pipeline import RESTART_SPREAD, SculptReport, learn, perturbed_start
 
 METHODS = ("sculpt + polish", "sculpt, no polish", "polish from random", "L-BFGS restarts", "Adam")
@@ -205,7 +205,7 @@ def compare_methods(X, Y, m: int, X_test, Y_test, *, methods=METHODS, restarts: 
             starts += 1
             res = train(X, Y, m, epochs=adam_epochs, lr=adam_lr, schedule="cosine", rng=g)
             seconds += res.seconds
-            W, train_res = refit_residual(X, Y, res.heads.Theta)  # the same rule: W refit on all the data
+            W, train_res = _refit_residual(X, Y, res.heads.Theta)  # the same rule: W refit on all the data
             if train_res < best_res:
                 best, best_res = Heads(res.heads.Theta, res.heads.W if W is None else W), train_res
             if train_res <= accept:
@@ -378,7 +378,7 @@ def single_starts(X, Y, m: int, X_test, Y_test, *, perturbed: int = 4, random: i
 
     def run(kind, j, heads):
         polished, info = polish(X, Y, heads)
-        W, res = refit_residual(X, Y, polished.Theta)
+        W, res = _refit_residual(X, Y, polished.Theta)
         residuals[kind][j] = res
         seconds[kind][j] = info.seconds
         if W is not None:
@@ -449,7 +449,9 @@ def binomial_interval(successes: int, trials: int, *, confidence: float = 0.95, 
         p = k / n
         centre = (p + z * z / (2 * n)) / (1 + z * z / n)
         half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-        return max(0.0, float(centre - half)), min(1.0, float(centre + half))
+        low = 0.0 if k == 0 else max(0.0, float(centre - half))  # exactly 0 and 1 at the ends
+        high = 1.0 if k == n else min(1.0, float(centre + half))
+        return low, high
     low = 0.0 if k == 0 else float(betaincinv(k, n - k + 1, alpha / 2))
     high = 1.0 if k == n else float(betaincinv(k + 1, n - k, 1 - alpha / 2))
     return low, high

@@ -148,7 +148,7 @@ def polish(X, Y, heads: Heads, *, max_examples: int | None = None, max_nfev: int
     return Heads(Theta, W), PolishInfo(float(np.linalg.norm(res.fun) / norm), int(res.nfev), seconds)
 
 
-def refit_residual(X, Y, Theta) -> tuple[np.ndarray | None, float]:
+def _refit_residual(X, Y, Theta) -> tuple[np.ndarray | None, float]:
     """The acceptance rule shared by every method: W refit on all the data, then the relative residual.
 
     Parameters
@@ -167,13 +167,13 @@ def refit_residual(X, Y, Theta) -> tuple[np.ndarray | None, float]:
 
     Examples
     --------
-    >>> from attnlib.sculpt.local import refit_residual
+    >>> from attnlib.sculpt.local import _refit_residual
     >>> heads = random_heads(2, 3, scale=2.0, rng=0)
     >>> X = boolean_inputs(100, 3, 3, rng=1)
-    >>> W, res = refit_residual(X, attention(X, heads), heads.Theta)
+    >>> W, res = _refit_residual(X, attention(X, heads), heads.Theta)
     >>> bool(np.allclose(W, heads.W) and res < 1e-10)
     True
-    >>> refit_residual(X, attention(X, heads), np.full((2, 3, 3), np.nan))
+    >>> _refit_residual(X, attention(X, heads), np.full((2, 3, 3), np.nan))
     (None, inf)
     """
     from .candidates import fit_W
@@ -235,7 +235,7 @@ def polish_from_random(X, Y, m: int, *, restarts: int = 1, init_scale: float = 1
         runs += 1
         start = random_heads(m, X.shape[-1], scale=init_scale, rng=rng)
         heads, info = polish(X, Y, start, max_examples=max_examples, max_nfev=max_nfev)
-        W, res = refit_residual(X, Y, heads.Theta)  # the acceptance rule of learn: all the data, W refit
+        W, res = _refit_residual(X, Y, heads.Theta)  # the acceptance rule of learn: all the data, W refit
         total = total + info.seconds
         if best is None or res < best_res:
             best, best_res = Heads(heads.Theta, heads.W if W is None else W), res
@@ -309,7 +309,7 @@ def lbfgs_restarts(X, Y, m: int, *, restarts: int = 5, init_scale: float = 1.0, 
             res = minimize(fun, x0, jac=True, method="L-BFGS-B",
                            options={"maxiter": maxiter, "ftol": 1e-20, "gtol": 1e-14})
         Theta, W_run = _unpack(res.x, m, d)
-        W, residual = refit_residual(X, Y, Theta)  # the acceptance rule of learn: all the data, W refit
+        W, residual = _refit_residual(X, Y, Theta)  # the acceptance rule of learn: all the data, W refit
         if best is None or residual < best_res:
             best, best_res = Heads(Theta, W_run if W is None else W), residual
         if best_res <= tol:

@@ -338,3 +338,140 @@ def plot_sweep(scales, sizes, success: dict, *, title: str | None = None, seeds:
     if title:
         fig.suptitle(title)
     return fig
+
+
+# --------------------------------------------------------------------------- tables of the benchmark
+
+
+def _seconds(s) -> str:
+    return f"{s:.0f} s" if s >= 10 else f"{s:.2f} s" if s < 1 else f"{s:.1f} s"
+
+
+def _error(e) -> str:
+    from .prose import format_value
+
+    if e is None:
+        return "none"
+    return format_value(float(e), ".0e") if e < 1e-3 else format_value(float(e), ".2g")
+
+
+def _check_results(name: str, results, keys) -> dict:
+    if not isinstance(results, dict):
+        raise TypeError(f"{name} must be a dict read from benchmarks/results/sculpt.json; "
+                        f"received {type(results).__name__}")
+    missing = [k for k in keys if k not in results]
+    if missing:
+        raise ValueError(f"{name} lacks the keys {missing}: pass the entry of the results file, e.g. "
+                         f"bench[{name!r}]; it has {sorted(results)}")
+    return results
+
+
+def comparison_table(size: dict):
+    """The benchmark's comparison at one size as a Markdown table (``bench["sizes"]["small"]``).
+
+    Parameters
+    ----------
+    size : dict
+        One entry of ``results["sizes"]`` of ``benchmarks/results/sculpt.json``.
+
+    Returns
+    -------
+    IPython.display.Markdown
+        One row per method: successes with restarts, starts used, accepted starts among them,
+        median test error, median seconds.
+
+    Examples
+    --------
+    >>> from attnlib.viz.sculpt import comparison_table
+    >>> row = {"label": "polish from random", "successes": 3, "runs": 3, "starts": 4, "accepted_starts": 3,
+    ...        "median_error": 2e-16, "median_seconds": 0.14}
+    >>> print(comparison_table({"methods": {"polish_random": row}}).data.splitlines()[-1])
+    | polish from random | 3/3 | 4 | 3/4 | 2×10⁻¹⁶ | 0.14 s |
+    """
+    from .prose import markdown_table
+
+    size = _check_results("size", size, ["methods"])
+    rows = [[r["label"], f"{r['successes']}/{r['runs']}", r["starts"], f"{r['accepted_starts']}/{r['starts']}",
+             _error(r["median_error"]), _seconds(r["median_seconds"])] for r in size["methods"].values()]
+    return markdown_table(["method", "success", "starts", "accepted", "median error", "median time"], rows)
+
+
+def single_start_table(settings: dict, *, kinds=None):
+    """Single-start success rates with their intervals, one row per kind of start and one column per setting.
+
+    Parameters
+    ----------
+    settings : dict
+        ``results["single_start"]["settings"]`` of ``benchmarks/results/sculpt.json``, or a
+        sub-dict of it (the columns, in order).
+    kinds : sequence of str, optional
+        The rows (default: every kind of start of the first setting).
+
+    Returns
+    -------
+    IPython.display.Markdown
+        Cells ``k/n [low, high]``: successes of trials and the interval of the file
+        (95% Wilson).
+
+    Examples
+    --------
+    >>> from attnlib.viz.sculpt import single_start_table
+    >>> cell = {"label": "random heads", "successes": 44, "trials": 48, "low": 0.80, "high": 0.967}
+    >>> out = single_start_table({"small": {"label": "d=4", "starts": {"random": cell}}})
+    >>> print(out.data.splitlines()[-1])
+    | random heads | 44/48 [0.80, 0.97] |
+    """
+    from .prose import markdown_table
+
+    if not isinstance(settings, dict) or not settings:
+        raise TypeError("settings must be a non-empty dict: results['single_start']['settings'] of "
+                        f"benchmarks/results/sculpt.json; received {type(settings).__name__}")
+    for name, s in settings.items():
+        _check_results(name, s, ["label", "starts"])
+    first = next(iter(settings.values()))
+    kinds = list(first["starts"]) if kinds is None else list(kinds)
+    header = ["start", *[s["label"] for s in settings.values()]]
+    rows = []
+    for kind in kinds:
+        row = [first["starts"][kind]["label"]]
+        for s in settings.values():
+            c = s["starts"][kind]
+            row.append(f"{c['successes']}/{c['trials']} [{c['low']:.2f}, {c['high']:.2f}]")
+        rows.append(row)
+    return markdown_table(header, rows)
+
+
+def sweep_failure_table(sweep: dict):
+    """Where each method of the benchmark's sweep failed (``results["sweep"]``), as a Markdown table.
+
+    Returns
+    -------
+    IPython.display.Markdown
+        One row per method: cells with a failure (of all), where (norm, N and seeds failed),
+        starts used in all runs.
+
+    Examples
+    --------
+    >>> from attnlib.viz.sculpt import sweep_failure_table
+    >>> sweep = {"seeds": 3, "scales": [0.5, 1.0], "sizes": [500], "methods": {"lbfgs": {
+    ...     "label": "L-BFGS restarts", "failed_cells": [{"scale": 0.5, "N": 500, "failed_seeds": 2}],
+    ...     "starts": 9, "runs": 6}}}
+    >>> print(sweep_failure_table(sweep).data.splitlines()[-1])
+    | L-BFGS restarts | 1 of 2 | norm 0.5, N = 500: 2 of 3 seeds | 9 in 6 runs |
+    """
+    from .prose import markdown_table
+
+    sweep = _check_results("sweep", sweep, ["seeds", "scales", "sizes", "methods"])
+    cells = len(sweep["scales"]) * len(sweep["sizes"])
+    rows = []
+    for r in sweep["methods"].values():
+        failed = r["failed_cells"]
+        if len(failed) == cells:
+            where = "everywhere"
+        elif not failed:
+            where = "nowhere"
+        else:
+            where = "; ".join(f"norm {c['scale']:g}, N = {c['N']}: {c['failed_seeds']} of {sweep['seeds']} seeds"
+                              for c in failed)
+        rows.append([r["label"], f"{len(failed)} of {cells}", where, f"{r['starts']} in {r['runs']} runs"])
+    return markdown_table(["method", "cells with a failure", "where", "starts used"], rows)

@@ -90,3 +90,27 @@ def test_refine_in_span_recovers_heads_inside_the_true_span():
     start = Heads(heads.Theta * 1.1 + 0.1 * np.roll(heads.Theta, 1, axis=0), heads.W)
     found, res = refine_in_span(X, attention(X, heads), start, span)
     assert res < 1e-6
+
+
+def test_design_matrix_matches_a_naive_loop_and_loses_rank_as_prop_09_linear_says():
+    from attnlib import softmax
+    from attnlib.sculpt import design_matrix
+
+    rng = np.random.default_rng(11)
+    heads = random_heads(2, 3, scale=2.0, rng=rng)
+    X = boolean_inputs(30, 4, 3, rng=rng)
+    D = design_matrix(X, heads.Theta)
+    for k in range(30):
+        for a in range(4):
+            row = []
+            for T in heads.Theta:
+                weights = softmax(np.array([X[k, a] @ T @ X[k, b] for b in range(4)]))
+                row.extend(weights @ X[k])
+            np.testing.assert_allclose(D[k * 4 + a], row, atol=1e-12)
+    assert np.linalg.matrix_rank(D) == 6
+    twin = design_matrix(X, np.stack([heads.Theta[0], heads.Theta[0]]))
+    assert np.linalg.matrix_rank(twin) == 3  # a combination with v_2 = -v_1 vanishes on every example
+    with pytest.raises(ValueError, match="Theta must have shape"):
+        design_matrix(X, np.ones((2, 4, 4)))
+    with pytest.raises(ValueError, match="X must be a batch"):
+        design_matrix(X[0], heads.Theta)

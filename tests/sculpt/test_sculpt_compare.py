@@ -86,3 +86,110 @@ def test_single_head_curve_marks_failures_as_one():
     X = boolean_inputs(40, 3, 4, rng=1)
     err_W, err_T = single_head_curve(X, attention(X, head), head, [1, 40])
     assert err_W[0] == 1.0 and err_T[0] == 1.0 and err_W[1] < 1e-8
+
+
+@pytest.mark.parametrize("method, scipy_method", [("wilson", "wilson"), ("clopper-pearson", "exact")])
+def test_binomial_interval_matches_scipy(method, scipy_method):
+    """An independent oracle: scipy.stats.binomtest's proportion_ci, over small and large counts."""
+    from scipy.stats import binomtest
+
+    from attnlib.sculpt import binomial_interval
+
+    for k, n in [(0, 1), (1, 1), (0, 12), (11, 12), (12, 12), (45, 48), (44, 48), (20, 23), (200, 200), (3, 1000)]:
+        for confidence in (0.9, 0.95, 0.99):
+            low, high = binomial_interval(k, n, confidence=confidence, method=method)
+            ref = binomtest(k, n).proportion_ci(confidence_level=confidence, method=scipy_method)
+            assert low == pytest.approx(ref.low, abs=1e-9) and high == pytest.approx(ref.high, abs=1e-9)
+            assert 0.0 <= low <= high <= 1.0
+            if method == "wilson":
+                assert low <= k / n <= high
+
+
+def test_binomial_interval_covers_at_its_level():
+    """Exact coverage by enumeration: Wilson's 95% interval covers p about 95% of the time, Clopper-Pearson at least."""
+    from scipy.stats import binom
+
+    from attnlib.sculpt import binomial_interval
+
+    n = 40
+    intervals = {m: [binomial_interval(k, n, method=m) for k in range(n + 1)] for m in ("wilson", "clopper-pearson")}
+    for p in (0.5, 0.8, 0.9):
+        pmf = binom.pmf(np.arange(n + 1), n, p)
+        cover = {m: sum(pmf[k] for k, (lo, hi) in enumerate(iv) if lo <= p <= hi) for m, iv in intervals.items()}
+        assert cover["clopper-pearson"] >= 0.95
+        assert 0.90 <= cover["wilson"] <= 0.99
+
+
+def test_binomial_interval_rejects_impossible_counts():
+    from attnlib.sculpt import binomial_interval
+
+    with pytest.raises(ValueError, match="successes must be at most trials"):
+        binomial_interval(5, 4)
+    with pytest.raises(ValueError, match="confidence must be in"):
+        binomial_interval(1, 4, confidence=1.0)
+    with pytest.raises(ValueError, match="method"):
+        binomial_interval(1, 4, method="normal")
+
+
+def test_single_starts_runs_each_kind_by_the_one_rule(instance):
+    """Recompute the sculpted, perturbed and random starts independently from the same random streams."""
+    from attnlib import random_heads
+    from attnlib.sculpt import START_KINDS, SculptError, fit_W, polish, single_starts
+    from attnlib.sculpt.pipeline import perturbed_start
+
+    teacher, X, Y, X_test, Y_test = instance
+    out = single_starts(X, Y, 2, X_test, Y_test, perturbed=2, random=3, rng=5)
+    assert out.trials() == {"sculpted": 1, "other": 1, "perturbed": 2, "perturbed_small": 2, "random": 3}
+    assert list(out.residuals) == list(START_KINDS) and out.failed_phase is None
+    sculpt_rng, perturb_rng, random_rng = np.random.default_rng(5).spawn(3)
+    try:
+        report = learn(X, Y, 2, rng=sculpt_rng, polish=False).report
+    except SculptError as err:
+        report = err.report
+
+    def by_the_rule(start):
+        Theta = polish(X, Y, start)[0].Theta
+        W, res = fit_W(X, Y, Theta)
+        return res, relative_test_error(Heads(Theta, W), X_test, Y_test)
+
+    res, err = by_the_rule(report.pre_polish_heads)
+    assert out.residuals["sculpted"][0] == pytest.approx(res, rel=1e-6, abs=1e-14)
+    assert out.errors["sculpted"][0] == pytest.approx(err, rel=1e-6, abs=1e-14)
+    first = perturbed_start(X, Y, report.pre_polish_heads, 0.5, perturb_rng)
+    assert out.residuals["perturbed"][0] == pytest.approx(by_the_rule(first)[0], rel=1e-6, abs=1e-14)
+    start = random_heads(2, 4, rng=random_rng)
+    assert out.residuals["random"][0] == pytest.approx(by_the_rule(start)[0], rel=1e-6, abs=1e-14)
+    # successes are counted by the rule, from the residuals
+    assert out.successes(1e-6) == {k: int(np.sum(v <= 1e-6)) for k, v in out.residuals.items()}
+    assert out.successes(1e300) == out.trials()
+
+
+def test_single_starts_counts_missing_sculpted_starts_as_failures():
+    """When sculpting raises before phase 5 there is no sculpted start: it fails, the random starts still run."""
+    from attnlib.sculpt import single_starts
+
+    rng = np.random.default_rng(3)
+    teacher = planted_instance(2, 4, scale=0.05, shared=0.0, check=False, rng=rng)  # nearly uniform attention
+    X = boolean_inputs(200, 3, 4, rng=rng)
+    out = single_starts(X, attention(X, teacher), 2, X, attention(X, teacher), perturbed=1, random=1, rng=4)
+    if out.failed_phase is not None:
+        assert np.isinf(out.residuals["sculpted"]).all() and np.isnan(out.errors["other"]).all()
+        assert out.successes()["sculpted"] == 0 and out.trials()["sculpted"] == 1
+    assert np.isfinite(out.residuals["random"]).all()
+
+
+def test_perturbed_start_moves_each_head_by_its_spread():
+    """The noise of a perturbed start has standard deviation spread x RMS entry, head by head (W refit)."""
+    from attnlib import random_heads
+    from attnlib.sculpt import fit_W
+    from attnlib.sculpt.pipeline import perturbed_start
+
+    heads = Heads(np.stack([np.full((4, 4), 1.0), np.full((4, 4), 10.0)]), np.ones((2, 4, 4)))
+    X = boolean_inputs(300, 3, 4, rng=0)
+    Y = attention(X, random_heads(2, 4, rng=1))
+    g = np.random.default_rng(2)
+    moves = np.stack([perturbed_start(X, Y, heads, 0.5, g).Theta - heads.Theta for _ in range(200)])
+    assert np.std(moves[:, 0]) == pytest.approx(0.5, rel=0.05)
+    assert np.std(moves[:, 1]) == pytest.approx(5.0, rel=0.05)
+    start = perturbed_start(X, Y, heads, 0.05, 3)
+    np.testing.assert_allclose(start.W, fit_W(X, Y, start.Theta)[0])
