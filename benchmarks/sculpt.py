@@ -1,7 +1,7 @@
 """Sculpting (the book's reconstruction of Chen and Li) against local optimisation, phase by phase.
 
     python benchmarks/sculpt.py [--seeds 20] [--large-seeds 5] [--sizes small,large] [--phase3] [--sweep]
-                                [--single-start-seeds 100] [--single-start-settings small,...]
+                                [--single-start-seeds 40] [--single-start-settings small:100,d6,...]
 
 For each size -- small (d=4, n=3, m=2, N=3000) and large (d=8, n=4, m=3,
 N=10000) -- every method learns the same planted instances (attnlib.sculpt.
@@ -27,7 +27,8 @@ success rate of each method over attention sharpness and sample size (d=4; Adam 
 with --sweep-adam). --single-start-seeds S measures the success rate of a *single*
 polish start of each kind (attnlib.sculpt.single_starts: the sculpted candidate, the
 other candidate, 4 half-RMS and 4 0.05-RMS perturbations of it, 4 random heads), over
-S instances of each setting, with 95% Wilson intervals (attnlib.sculpt.binomial_interval).
+S instances of each setting of --single-start-settings (a setting written name:K gets K),
+with 95% Wilson intervals (attnlib.sculpt.binomial_interval).
 
 The machine is shared and has 2 cores, so BLAS is limited to one thread (set
 OPENBLAS_NUM_THREADS yourself to override) and times are medians over seeds.
@@ -113,12 +114,14 @@ PHASE3 = {
     "d6_scale4_shared80": {"d": 6, "n": 3, "N": 5000, "scale": 4.0, "shared": 0.8},
     "d6_scale4_shared60": {"d": 6, "n": 3, "N": 5000, "scale": 4.0, "shared": 0.6},
 }
-# settings of the single-start measurement: the comparison's small size, then harder ones
+# settings of the single-start measurement: the comparison's small size, then the corners of the
+# sweep where a method failed (soft attention and few examples; very sharp attention and few
+# examples), fewer examples at the usual sharpness, and a larger d
 SINGLE_START = {
     "small": {"d": 4, "n": 3, "m": 2, "N": 3000, "scale": 4.0, "shared": 0.6},
+    "soft": {"d": 4, "n": 3, "m": 2, "N": 1000, "scale": 0.5, "shared": 0.6},
+    "sharp": {"d": 4, "n": 3, "m": 2, "N": 500, "scale": 32.0, "shared": 0.6},
     "few_examples": {"d": 4, "n": 3, "m": 2, "N": 500, "scale": 4.0, "shared": 0.6},
-    "soft": {"d": 4, "n": 3, "m": 2, "N": 3000, "scale": 1.0, "shared": 0.6},
-    "sharp": {"d": 4, "n": 3, "m": 2, "N": 3000, "scale": 16.0, "shared": 0.6},
     "d6": {"d": 6, "n": 3, "m": 2, "N": 5000, "scale": 4.0, "shared": 0.6},
 }
 
@@ -261,15 +264,15 @@ def run_sweep(seeds, adam):
     return out
 
 
-def run_single_start(settings, seeds):
-    print(f"\n== single starts: one polish run per start, {seeds} instances per setting; {RULE} ==")
+def run_single_start(settings):
+    print(f"\n== single starts: one polish run per start; {RULE} ==")
     out = {"rule": RULE, "accept": ACCEPT, "success": SUCCESS, "confidence": 0.95, "interval": "wilson",
            "settings": {}}
-    for name in settings:
+    for name, seeds in settings.items():
         c = SINGLE_START[name]
         d, n, m, N, scale, shared = c["d"], c["n"], c["m"], c["N"], c["scale"], c["shared"]
         label = f"d={d}, n={n}, m={m}, N={N}, scale {scale:g}, shared {shared:g}"
-        print(f"\n  {name}: {label}")
+        print(f"\n  {name}: {label}, {seeds} instances")
         runs, failed = [], 0
         for seed in range(seeds):
             rng = np.random.default_rng(10_000 + seed)
@@ -307,7 +310,8 @@ def main():
     parser.add_argument("--sweep-seeds", type=int, default=3)
     parser.add_argument("--sweep-adam", action="store_true", help="include Adam in the sweep (5 starts x 1000 epochs per run: slow)")
     parser.add_argument("--single-start-seeds", type=int, default=0, help="instances per setting of the single-start measurement (0: skip it)")
-    parser.add_argument("--single-start-settings", default=",".join(SINGLE_START), help=f"any of {','.join(SINGLE_START)}")
+    parser.add_argument("--single-start-settings", default=",".join(SINGLE_START),
+                        help=f"any of {','.join(SINGLE_START)}, each optionally with its own seeds: small:100,d6:40")
     parser.add_argument("--no-write", action="store_true", help="print only; leave benchmarks/results/sculpt.json alone")
     args = parser.parse_args()
     start = time.perf_counter()
@@ -321,8 +325,11 @@ def main():
     if args.sweep:
         results["sweep"] = run_sweep(args.sweep_seeds, args.sweep_adam)
     if args.single_start_seeds:
-        settings = [s for s in args.single_start_settings.split(",") if s]
-        results["single_start"] = run_single_start(settings, args.single_start_seeds)
+        settings = {}
+        for item in filter(None, args.single_start_settings.split(",")):
+            name, _, seeds = item.partition(":")
+            settings[name] = int(seeds) if seeds else args.single_start_seeds
+        results["single_start"] = run_single_start(settings)
     total = time.perf_counter() - start
     results["seconds"] = total
     print(f"\ntotal {total:.0f} s")
