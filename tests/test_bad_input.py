@@ -247,6 +247,7 @@ SPECS = [
     Spec(fourier.walsh_hadamard, np.ones(4), kinds={"values": "array"}),
     Spec(lower_bounds.boolean_cube, 2, 2, kinds={"n": "size", "d": "size"}),
     Spec(lower_bounds.parity_betas, 2, kinds={"s": "size"}),
+    Spec(lower_bounds.search_parity_betas, 2, kinds={"s": "size", "signed": "flag", "starts": "size", "rng": "rng"}),
     Spec(lower_bounds.parity_heads, 4, 2, kinds={"d": "size", "s": "size", "rng": "rng"}),
     Spec(lower_bounds.parity_instance, 4, 2, kinds={"d": "size", "s": "size", "rng": "rng"}),
     Spec(lower_bounds.sq_dimension, 6, 2, kinds={"d": "size", "s": "size"}),
