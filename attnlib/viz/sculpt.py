@@ -396,7 +396,7 @@ def comparison_table(size: dict):
     return markdown_table(["method", "success", "starts", "accepted", "median error", "median time"], rows)
 
 
-def single_start_table(settings: dict, *, kinds=None):
+def single_start_table(settings: dict, *, kinds=None, names=None):
     """Single-start success rates with their intervals, one row per kind of start and one column per setting.
 
     Parameters
@@ -406,6 +406,8 @@ def single_start_table(settings: dict, *, kinds=None):
         sub-dict of it (the columns, in order).
     kinds : sequence of str, optional
         The rows (default: every kind of start of the first setting).
+    names : dict of str -> str, optional
+        Column titles by setting (default: each setting's ``label``).
 
     Returns
     -------
@@ -430,7 +432,8 @@ def single_start_table(settings: dict, *, kinds=None):
         _check_results(name, s, ["label", "starts"])
     first = next(iter(settings.values()))
     kinds = list(first["starts"]) if kinds is None else list(kinds)
-    header = ["start", *[s["label"] for s in settings.values()]]
+    names = {} if names is None else dict(names)
+    header = ["start", *[names.get(k, s["label"]) for k, s in settings.items()]]
     rows = []
     for kind in kinds:
         row = [first["starts"][kind]["label"]]
@@ -475,3 +478,22 @@ def sweep_failure_table(sweep: dict):
                               for c in failed)
         rows.append([r["label"], f"{len(failed)} of {cells}", where, f"{r['starts']} in {r['runs']} runs"])
     return markdown_table(["method", "cells with a failure", "where", "starts used"], rows)
+
+
+def rate_text(cell: dict) -> str:
+    """One single-start rate of the results file as prose: ``"44 of 48 (95% interval 0.80-0.97)"``.
+
+    Parameters
+    ----------
+    cell : dict
+        ``results["single_start"]["settings"][setting]["starts"][kind]``: ``successes``,
+        ``trials``, ``low``, ``high``.
+
+    Examples
+    --------
+    >>> from attnlib.viz.sculpt import rate_text
+    >>> rate_text({"successes": 44, "trials": 48, "low": 0.8037, "high": 0.9672})
+    '44 of 48 (95% interval 0.80–0.97)'
+    """
+    cell = _check_results("cell", cell, ["successes", "trials", "low", "high"])
+    return f"{cell['successes']} of {cell['trials']} (95% interval {cell['low']:.2f}–{cell['high']:.2f})"

@@ -65,3 +65,61 @@ def test_phase_report_has_four_panels_with_the_given_values():
     assert fig.axes[1].get_xlim()[0] == 0 and fig.axes[1].patches[0].get_width() == pytest.approx(0.9)
     # one colour for every bar: colour means nothing that differs between panels
     assert len({p.get_facecolor() for ax in fig.axes for p in ax.patches}) == 1
+
+
+def _rows(markdown):
+    """The cells of a Markdown table, row by row, header first (the separator dropped)."""
+    lines = markdown.data.splitlines()
+    return [[c.strip() for c in line.strip("|").split("|")] for k, line in enumerate(lines) if k != 1]
+
+
+def _entry(label, successes, runs, starts, accepted, error, seconds):
+    return {"label": label, "successes": successes, "runs": runs, "starts": starts, "accepted_starts": accepted,
+            "median_error": error, "median_seconds": seconds}
+
+
+def test_comparison_table_shows_every_method_of_the_results_file():
+    size = {"methods": {"sculpt_polish": _entry("sculpt + polish", 20, 20, 21, 20, 8.2e-15, 0.823),
+                        "adam": _entry("Adam", 0, 20, 100, 0, 0.0131, 74.4),
+                        "lbfgs": _entry("L-BFGS restarts", 19, 20, 24, 19, None, 3.4)}}
+    rows = _rows(viz_sculpt.comparison_table(size))
+    assert rows[0] == ["method", "success", "starts", "accepted", "median error", "median time"]
+    assert rows[1] == ["sculpt + polish", "20/20", "21", "20/21", "8×10⁻¹⁵", "0.82 s"]
+    assert rows[2] == ["Adam", "0/20", "100", "0/100", "0.013", "74 s"]
+    assert rows[3] == ["L-BFGS restarts", "19/20", "24", "19/24", "none", "3.4 s"]
+    with pytest.raises(ValueError, match="size lacks the keys"):
+        viz_sculpt.comparison_table({"sizes": {}})
+
+
+def test_single_start_table_and_rate_text_read_the_intervals():
+    from attnlib.sculpt import binomial_interval
+
+    def cell(label, k, n):
+        low, high = binomial_interval(k, n)
+        return {"label": label, "successes": k, "trials": n, "low": low, "high": high}
+
+    settings = {"a": {"label": "A", "starts": {"sculpted": cell("sculpted candidate", 12, 12),
+                                               "random": cell("random heads", 44, 48)}},
+                "b": {"label": "B", "starts": {"sculpted": cell("sculpted candidate", 5, 10),
+                                               "random": cell("random heads", 0, 40)}}}
+    rows = _rows(viz_sculpt.single_start_table(settings, names={"b": "bee"}))
+    assert rows[0] == ["start", "A", "bee"]
+    lo, hi = binomial_interval(44, 48)
+    assert rows[2] == ["random heads", f"44/48 [{lo:.2f}, {hi:.2f}]", "0/40 [0.00, 0.09]"]
+    assert viz_sculpt.rate_text(settings["a"]["starts"]["sculpted"]).startswith("12 of 12 (95% interval 0.7")
+    with pytest.raises(TypeError, match="settings must be a non-empty dict"):
+        viz_sculpt.single_start_table({})
+
+
+def test_sweep_failure_table_says_where_each_method_failed():
+    sweep = {"seeds": 3, "scales": [0.5, 32.0], "sizes": [500, 1000], "methods": {
+        "sculpt_polish": {"label": "sculpt + polish", "failed_cells": [], "starts": 13, "runs": 12},
+        "lbfgs": {"label": "L-BFGS restarts", "starts": 20, "runs": 12,
+                  "failed_cells": [{"scale": 32.0, "N": 500, "failed_seeds": 2}]},
+        "sculpt_no_polish": {"label": "sculpt, no polish", "starts": 12, "runs": 12,
+                             "failed_cells": [{"scale": s, "N": n, "failed_seeds": 3}
+                                              for s in (0.5, 32.0) for n in (500, 1000)]}}}
+    rows = _rows(viz_sculpt.sweep_failure_table(sweep))
+    assert rows[1] == ["sculpt + polish", "0 of 4", "nowhere", "13 in 12 runs"]
+    assert rows[2] == ["L-BFGS restarts", "1 of 4", "norm 32, N = 500: 2 of 3 seeds", "20 in 12 runs"]
+    assert rows[3][1:3] == ["4 of 4", "everywhere"]
