@@ -2,30 +2,37 @@
 
     python -m pip install -e ".[course]"                       # otter-grader 7.0.0 and a kernel, once
     python scripts/assignments.py                              # the public demo variant (not for credit)
+    python scripts/assignments.py --new-seed ~/private/course.seed           # once per course
     python scripts/assignments.py --seed-file ~/private/course.seed          # the course's own variant
     ATTNLIB_COURSE_SEED=... python scripts/assignments.py a3_lower_bounds
 
-The masters in ``assignments/<name>/`` are generators: ``<name>.ipynb`` leaves data, constants and
-targets as ``{{name}}`` placeholders, and ``variant.py`` draws their values from a secret seed (a
-text kept outside the repository; its hash names the variant). For each master this
+The masters in ``assignments/<name>/`` are generators: ``<name>.ipynb`` leaves data, constants,
+targets and the *form* of every code question as ``{{name}}`` placeholders, and ``variant.py`` draws
+their values from a secret seed (a text kept outside the repository; its hash names the variant).
+The master's solutions are written for a canonical form that no variant asks (``variant.canonical``),
+so its published code, pasted into a variant, answers a different question. For each master this
 
 1. renders the course's variant into ``_build/assignments/<name>/master/``, next to the grading
-   support file (``assignments/_support/assignment_support.py``), a wheel of this checkout's
-   ``attnlib`` and the autograder's ``requirements.txt``, which pins that wheel by its hash;
+   support files (``assignments/_support/``: ``assignment_support.py``, which the tests call, and
+   ``assignment_grading.py``, the otter plugin that grades only what a student defines), a wheel of
+   this checkout's ``attnlib`` and the autograder's ``requirements.txt``, which pins that wheel by
+   its hash; the grading image's Python is this one's;
 2. runs ``otter assign`` into ``_build/assignments/<name>/`` (``student/`` for the students,
-   ``autograder/`` with the graded solutions and the autograder zip);
-3. grades the reference solutions with ``otter run -a <autograder zip>`` and requires full marks,
-   and the unsolved student version, which must score less;
+   ``autograder/`` with the graded solutions and the autograder zip), then adds the plugin and the
+   assignment's given code to the zip (``otter_config.json``);
+3. grades the reference solutions with the zip and requires full marks, and the unsolved student
+   version, which must score less;
 4. checks that the student version holds no solution: no line written between the BEGIN/END
    SOLUTION markers (code, or the markdown of written answers and their rubrics), no marker text
    and no hidden test;
-5. writes the example submissions of a class (correct, wrong, raising, looping, library-calling)
-   into ``examples/``, grades them with ``scripts/grade_class.py`` (a time limit per submission)
-   into ``examples/scores.csv``, and requires: the correct one full marks, the looping one graded
-   with every looping question at zero, the library-calling one below half;
+5. writes the example submissions of a class into ``examples/`` (``EXAMPLES``: correct, wrong,
+   raising, looping, library-calling, copied from the public master, an honest scipy import,
+   zeros of the right shape, a swallowed time limit, a renamed file with a top-level loop, and one
+   notebook per way of tampering with the grader), grades them with ``scripts/grade_class.py``
+   into ``examples/scores.csv``, and requires of each what ``grade_examples`` lists;
 6. writes ``<name>-student.zip`` (the notebook and its public tests, the file students open on
    Colab, Binder or a laptop) and, for instructors only, ``instructor/<name>-solutions.html``
-   (the reference solutions and the rubrics of the written answers).
+   (the reference solutions and the rubrics, with MathJax inlined so that the math renders offline).
 
 Before that, a self-test runs ``otter assign`` on a tiny master whose solution cell sits outside
 its raw BEGIN/END SOLUTION block, and requires step 4 to catch it. ``--no-examples`` skips step 5.
@@ -37,12 +44,14 @@ from __future__ import annotations
 import argparse
 import ast
 import csv
-import io
 import hashlib
+import importlib.metadata
 import importlib.util
+import io
 import json
 import os
 import re
+import secrets
 import shutil
 import subprocess
 import sys
@@ -57,6 +66,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 MASTERS = ROOT / "assignments"
 SUPPORT = MASTERS / "_support" / "assignment_support.py"
+GRADING = MASTERS / "_support" / "assignment_grading.py"
 OUTPUT = ROOT / "_build" / "assignments"
 SEED_ENV = "ATTNLIB_COURSE_SEED"
 #: The public variant: CI and the repository's own checks use it; never give it for credit.
@@ -65,10 +75,29 @@ DEMO_SEED = "public demo variant"
 #: Text that must never reach a student: otter's solution and hidden-test markers.
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "# SOLUTION", "# HIDDEN", "BEGIN TESTS", "END TESTS")
 PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
+#: A question's prompt states its kind, points and minutes: "(code, 3 points, 20 min)".
+STATED = re.compile(r"\((code|written|experiment), (\d+(?:\.\d+)?) points?, (\d+) min\)")
 
 
 class AssignmentError(RuntimeError):
     """An assignment failed one of the checks."""
+
+
+def _load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def support_module():
+    """assignments/_support/assignment_support.py (its time limits are the ones the notebooks state)."""
+    return _load(SUPPORT, "assignment_support_for_build")
+
+
+def grading_module():
+    """assignments/_support/assignment_grading.py, the plugin (its AST tools are used here too)."""
+    return _load(GRADING, "assignment_grading_for_build")
 
 
 # --- reading a master ---------------------------------------------------------------------------
@@ -91,16 +120,47 @@ def _meaningful(line: str) -> bool:
     return bool(re.search(r"[A-Za-z0-9]", line))
 
 
+def question_points(config: dict) -> float:
+    """A question's points: a number, or the list of its test cases' points (their sum)."""
+    points = config.get("points", 0)
+    return float(sum(points)) if isinstance(points, list) else float(points)
+
+
+def questions_of(nb: dict) -> list[dict]:
+    """Every question of a master, in order: name, points, manual, and the minutes its prompt states."""
+    out, current = [], None
+    for cell in nb["cells"]:
+        if _raw_marker(cell) == "BEGIN QUESTION":
+            config = yaml.safe_load(_source(cell).split("\n", 1)[1])
+            current = {"name": config["name"], "points": question_points(config),
+                       "manual": bool(config.get("manual")), "minutes": None}
+            out.append(current)
+        elif current is not None and current["minutes"] is None and cell["cell_type"] == "markdown":
+            stated = STATED.search(_source(cell))
+            if stated:
+                current["minutes"] = int(stated.group(3))
+    return out
+
+
+def duration(nb: dict) -> str:
+    """The header's estimate: the sum of the questions' stated minutes."""
+    minutes = sum(q["minutes"] or 0 for q in questions_of(nb))
+    hours, rest = divmod(minutes, 60)
+    return (f"About {hours} h {rest:02d} min of work (the sum of the questions' estimates: {minutes} min)"
+            if hours else f"About {minutes} min of work")
+
+
 def master_parts(nb: dict) -> dict:
     """Solution lines, hidden and public test lines, and autograded questions of a master notebook.
 
     Returns a dict with ``solution_lines`` (stripped lines written between the solution
     markers: in any code cell between ``# BEGIN SOLUTION`` / ``# END SOLUTION`` comment lines
     or ending in ``# SOLUTION``, and every line of a markdown cell in a raw solution block),
-    ``hidden_lines`` and ``public_lines`` (stripped lines of the test cells) and
-    ``questions`` (name -> points of the questions that have tests).
+    ``code_solution_lines`` (the code ones only), ``hidden_lines`` and ``public_lines``
+    (stripped lines of the test cells) and ``questions`` (name -> points of the questions that
+    have tests).
     """
-    solution, hidden, public, questions = set(), set(), set(), {}
+    solution, code_solution, hidden, public, questions = set(), set(), set(), set(), {}
     block, question = [], None
     for cell in nb["cells"]:
         marker = _raw_marker(cell)
@@ -109,8 +169,8 @@ def master_parts(nb: dict) -> dict:
             if kind == "BEGIN":
                 block.append(what)
                 if what == "QUESTION":
-                    config = dict(re.findall(r"^(\w+):\s*(.+?)\s*$", _source(cell), flags=re.M))
-                    question = (config.get("name"), float(config.get("points", 0)))
+                    config = yaml.safe_load(_source(cell).split("\n", 1)[1])
+                    question = (config.get("name"), question_points(config))
             elif block and block[-1] == what:
                 block.pop()
             continue
@@ -127,17 +187,17 @@ def master_parts(nb: dict) -> dict:
                 elif line.startswith("# END SOLUTION"):
                     inside = False
                 elif inside and _meaningful(line):
-                    solution.add(line)
+                    code_solution.add(line)
                 elif line.endswith("# SOLUTION"):
-                    solution.add(line[: -len("# SOLUTION")].strip())
+                    code_solution.add(line[: -len("# SOLUTION")].strip())
         elif block and block[-1] == "TESTS" and cell["cell_type"] == "code":
             is_hidden = lines and lines[0].startswith("# HIDDEN")
             target = hidden if is_hidden else public
             target.update(line for line in lines[1 if is_hidden else 0:] if _meaningful(line))
             if question and question[0]:
                 questions[question[0]] = question[1]
-    return {"solution_lines": solution, "hidden_lines": hidden - public, "public_lines": public,
-            "questions": questions}
+    return {"solution_lines": solution | code_solution, "code_solution_lines": code_solution,
+            "hidden_lines": hidden - public, "public_lines": public, "questions": questions}
 
 
 def student_text(student_dir: Path) -> tuple[set, str]:
@@ -148,7 +208,7 @@ def student_text(student_dir: Path) -> tuple[set, str]:
             nb = json.loads(path.read_text())
             texts.extend(_source(c) for c in nb["cells"])
             texts.append(json.dumps(nb.get("metadata", {})))
-        elif path.suffix == ".py" and path.name != SUPPORT.name:  # the support file is public code
+        elif path.suffix == ".py" and path.name not in (SUPPORT.name, GRADING.name):  # public support code
             texts.append(path.read_text())
     text = "\n".join(texts)
     return {line.strip() for line in text.splitlines()}, text
@@ -176,15 +236,34 @@ def read_seed(seed_file: str | None) -> str:
         if path == ROOT or ROOT in path.parents:
             raise AssignmentError(f"the seed file {path} is inside the repository; keep it outside "
                                   "(anyone who can read the repository could rebuild the answers)")
+        if not path.is_file():
+            raise AssignmentError(f"no seed file at {path}; make one with: python scripts/assignments.py "
+                                  f"--new-seed {seed_file}")
         seed = path.read_text().strip()
     else:
         seed = os.environ.get(SEED_ENV, "").strip()
     if not seed:
+        if seed_file:
+            raise AssignmentError(f"the seed file {seed_file} is empty")
         return DEMO_SEED
     if len(seed) < 12:
         raise AssignmentError(f"the course seed has {len(seed)} characters; use at least 12 "
-                              "(for example: python -c 'import secrets; print(secrets.token_hex(16))')")
+                              "(for example: python scripts/assignments.py --new-seed ~/private/course.seed)")
     return seed
+
+
+def new_seed(seed_file: str) -> Path:
+    """Write a fresh secret seed to ``seed_file``, creating its folder (readable by its owner only)."""
+    path = Path(seed_file).expanduser().resolve()
+    if path == ROOT or ROOT in path.parents:
+        raise AssignmentError(f"{path} is inside the repository; keep the seed outside it")
+    if path.exists():
+        raise AssignmentError(f"{path} exists; a new seed would change the course's variant (remove it first "
+                              "if that is what you want)")
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path.write_text(secrets.token_hex(16) + "\n")
+    path.chmod(0o600)
+    return path
 
 
 def variant_id(seed: str) -> str:
@@ -193,10 +272,7 @@ def variant_id(seed: str) -> str:
 
 
 def variant_module(name: str):
-    spec = importlib.util.spec_from_file_location(f"variant_{name}", MASTERS / name / "variant.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _load(MASTERS / name / "variant.py", f"variant_{name}")
 
 
 def variant_rng(seed: str, name: str) -> np.random.Generator:
@@ -204,22 +280,32 @@ def variant_rng(seed: str, name: str) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(words))
 
 
-def render(nb: dict, values: dict) -> dict:
-    """The master with every ``{{name}}`` replaced; an unknown or unused name is an error."""
+def render(nb: dict, values: dict, *, strict: bool = True) -> dict:
+    """The master with every ``{{name}}`` replaced; an unknown or (if ``strict``) unused name is an error.
+
+    A placeholder alone on its line may stand for several lines of code: they all get the line's
+    indentation; an empty value leaves an empty line.
+    """
     out = json.loads(json.dumps(nb))
     used = set()
 
-    def sub(match):
-        key = match.group(1)
+    def value(key):
         if key not in values:
             raise AssignmentError(f"the master uses {{{{{key}}}}}, which the variant does not define")
         used.add(key)
         return str(values[key])
 
+    def line_sub(line):
+        alone = re.fullmatch(r"(\s*)\{\{(\w+)\}\}\s*", line)
+        if alone:
+            indent, text = alone.group(1), value(alone.group(2))
+            return "\n".join((indent + part) if part.strip() else "" for part in text.split("\n"))
+        return PLACEHOLDER.sub(lambda m: value(m.group(1)), line)
+
     for cell in out["cells"]:
-        cell["source"] = PLACEHOLDER.sub(sub, _source(cell))
+        cell["source"] = "\n".join(line_sub(line) for line in _source(cell).split("\n"))
     unused = set(values) - used
-    if unused:
+    if strict and unused:
         raise AssignmentError(f"the variant defines {sorted(unused)}, which the master never uses")
     return out
 
@@ -231,6 +317,19 @@ def repository_url() -> str:
 def attnlib_ref() -> str:
     done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     return done.stdout.strip() if done.returncode == 0 else "main"
+
+
+def python_version() -> str:
+    """The grading image's Python: the one this build (and CI) runs."""
+    return f"{sys.version_info.major}.{sys.version_info.minor}"
+
+
+def fixed_values(master: dict, wheel_name: str, seed: str) -> dict:
+    """The values every master uses besides its variant's: build, time limits, duration."""
+    support = support_module()
+    return {"variant": variant_id(seed), "repository": repository_url(), "attnlib_ref": attnlib_ref(),
+            "wheel": wheel_name, "python_version": python_version(), "test_seconds": f"{support.SECONDS:g}",
+            "cell_seconds": f"{support.CELL_SECONDS:g}", "duration": duration(master)}
 
 
 def pins() -> list[str]:
@@ -265,20 +364,92 @@ def requirements(wheel: Path) -> str:
         *pins(), ""])
 
 
+def variant_values(name: str, seed: str) -> dict:
+    return variant_module(name).parameters(variant_rng(seed, name))
+
+
 def prepare_master(name: str, seed: str, wheel: Path, folder: Path) -> tuple[dict, dict]:
     """Render the course's variant of a master into ``folder``; returns (rendered master, values)."""
     master = json.loads((MASTERS / name / f"{name}.ipynb").read_text())
-    values = variant_module(name).parameters(variant_rng(seed, name))
-    values = {**values, "variant": variant_id(seed), "repository": repository_url(), "attnlib_ref": attnlib_ref(),
-              "wheel": wheel.name}
+    values = {**variant_values(name, seed), **fixed_values(master, wheel.name, seed)}
     rendered = render(master, values)
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     (folder / f"{name}.ipynb").write_text(json.dumps(rendered, indent=1, ensure_ascii=False))
-    shutil.copy(SUPPORT, folder / SUPPORT.name)
+    for path in (SUPPORT, GRADING):
+        shutil.copy(path, folder / path.name)
     shutil.copy(wheel, folder / wheel.name)
     (folder / "requirements.txt").write_text(requirements(wheel))
     return rendered, values
+
+
+def canonical_master(name: str, values: dict) -> dict:
+    """The master with this variant's data but the canonical form: its published solutions."""
+    master = json.loads((MASTERS / name / f"{name}.ipynb").read_text())
+    return render(master, {**values, **variant_module(name).canonical()}, strict=False)
+
+
+# --- the autograder zip: the plugin and the assignment's given code -----------------------------
+
+
+def _grader_call(node: ast.stmt) -> bool:
+    """``grader.check("q1")``, ``grader.check_all()``, the hand-in: what the grader never runs."""
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+        return False
+    func = ast.unparse(node.value.func)
+    return func.startswith("grader.") or func == "assignment_support.hand_in"
+
+
+def public_solution_lines(name: str) -> list[str]:
+    """The tracked master's code solution lines as published (placeholders left out), for similarity."""
+    grade_class = _grade_class()
+    master = json.loads((MASTERS / name / f"{name}.ipynb").read_text())
+    lines = {grade_class.normalise(line) for line in master_parts(master)["code_solution_lines"]}
+    return sorted(line for line in lines if len(line) >= 12 and "{{" not in line)
+
+
+def given_code(student_nb: dict, name: str, master: dict, wheel: Path) -> dict:
+    """What the plugin needs: the student version's own code (run before the student's definitions at
+    grading), the statements it consists of (not flagged, not 'rebinding'), the names it binds
+    (protected), the questions, and the public master's solution lines (for the similarity flag)."""
+    grading = grading_module()
+    preamble, keys, protected, modules = [], [], set(), set()
+    for cell in student_nb["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        source = _source(cell)
+        tree = ast.parse(grading.cell_code(source))
+        keys += [grading.statement_key(node) for node in tree.body]
+        if "%pip" in source:  # the install cell: nothing to do at grading
+            continue
+        kept = [node for node in tree.body if not _grader_call(node)]
+        for node in kept:
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                protected.update(grading.bound_names(node))
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                modules.update(grading.bound_names(node))
+        if kept:
+            preamble.append(ast.unparse(ast.Module(body=kept, type_ignores=[])))
+    questions = [{"name": q["name"], "points": q["points"], "manual": q["manual"]} for q in questions_of(master)]
+    return {"assignment": name, "preamble": preamble, "statements": sorted(set(keys)),
+            "protected": sorted(protected), "modules": sorted(modules), "questions": questions,
+            "files": [SUPPORT.name, GRADING.name, grading.GIVEN_FILE, wheel.name, "requirements.txt"],
+            "public_lines": public_solution_lines(name)}
+
+
+def patch_autograder(zip_path: Path, given: dict) -> None:
+    """Put the plugin at the zip's root (on sys.path on Gradescope) and list it, with its configuration."""
+    grading = grading_module()
+    with zipfile.ZipFile(zip_path) as z:
+        entries = {info.filename: z.read(info.filename) for info in z.infolist()}
+    config = json.loads(entries["otter_config.json"])
+    config["plugins"] = [{grading.PLUGIN: {"given": given}}]
+    entries["otter_config.json"] = json.dumps(config, indent=2).encode()
+    entries[GRADING.name] = GRADING.read_bytes()
+    entries[f"files/{grading.GIVEN_FILE}"] = json.dumps(given, indent=1).encode()
+    with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as z:
+        for filename, data in entries.items():
+            z.writestr(filename, data)
 
 
 # --- grading ------------------------------------------------------------------------------------
@@ -286,10 +457,7 @@ def prepare_master(name: str, seed: str, wheel: Path, folder: Path) -> tuple[dic
 
 def _grade_class():
     """scripts/grade_class.py as a module (scripts/ is not a package)."""
-    spec = importlib.util.spec_from_file_location("grade_class", ROOT / "scripts" / "grade_class.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _load(ROOT / "scripts" / "grade_class.py", "grade_class")
 
 
 def scores(results: dict) -> dict:
@@ -302,13 +470,22 @@ def _otter(*args: str, cwd: Path, timeout: float | None = None) -> subprocess.Co
                           timeout=timeout)
 
 
+def grade_row(zip_path: Path, notebook: Path, timeout: float = 240, keep_name: bool = False) -> dict:
+    """One submission graded as scripts/grade_class.py grades it (``keep_name``: under its own file name,
+    as Gradescope does, instead of the assignment's)."""
+    grade_class = _grade_class()
+    info = grade_class.read_autograder(zip_path)
+    if keep_name:
+        info = {**info, "name": notebook.stem}
+    return grade_class.grade_one(zip_path, notebook, timeout, info=info)
+
+
 def grade(zip_path: Path, notebook: Path) -> dict:
-    with tempfile.TemporaryDirectory() as tmp:
-        done = _otter("run", "-a", str(zip_path), "-o", tmp, str(notebook), cwd=notebook.parent)
-        results = Path(tmp) / "results.json"
-        if done.returncode != 0 or not results.exists():
-            raise AssignmentError(f"otter run failed on {notebook}:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
-        return scores(json.loads(results.read_text()))
+    row = grade_row(zip_path, notebook)
+    if row["status"] != "graded":
+        raise AssignmentError(f"otter run failed on {notebook} ({row['status']}):\n{row['log'][-3000:]}")
+    questions = [q for q in _grade_class().read_autograder(zip_path)["given"]["questions"] if not q["manual"]]
+    return {q["name"]: (float(row[q["name"]]), q["points"]) for q in questions if q["name"] in row}
 
 
 # --- example submissions of a class -------------------------------------------------------------
@@ -331,6 +508,19 @@ def solution_functions(master: dict) -> list[str]:
     return names
 
 
+def solution_cells(master: dict) -> list[str]:
+    """The sources of the code cells in the master's raw solution blocks, in order."""
+    out, block = [], []
+    for cell in master["cells"]:
+        marker = _raw_marker(cell)
+        if marker:
+            kind, what = marker.split()
+            block = block + [what] if kind == "BEGIN" else block[:-1]
+        elif block[-1:] == ["SOLUTION"] and cell["cell_type"] == "code":
+            out.append(_source(cell))
+    return out
+
+
 PERTURB = '''
 
 def _perturbed(result):
@@ -342,16 +532,86 @@ def _perturbed(result):
         return result + 1
     return np.asarray(result, dtype=float) + 0.5'''
 
+ZEROED = '''
+
+def _zeroed(result):
+    if isinstance(result, tuple):
+        return tuple(_zeroed(r) for r in result)
+    if isinstance(result, (bool, np.bool_)):
+        return False
+    if isinstance(result, (int, np.integer)):
+        return 0
+    return np.zeros_like(np.asarray(result, dtype=float))'''
+
 BODIES = {
     "raising": 'raise RuntimeError("a bug in {name}")',
     "looping": "steps = 0\n    while True:\n        steps += 1",
+    # a retry loop whose bare except swallows every time limit
+    "swallowing": "while True:\n        try:\n            while True:\n                pass\n        except:\n"
+                  "            pass",
 }
+SCIPY = "    from scipy.linalg import lu_factor as _lu_factor  # an honest import inside an answer"
+TOP_LEVEL_LOOP = "attempts = 0\nwhile True:   # a top-level loop left in a renamed notebook\n    attempts += 1"
+
+#: Ways to tamper with the grader from the top level of a notebook, each with the flags it must raise.
+TAMPERING = {
+    "tamper_tests": ('''import glob, os
+for path in glob.glob("tests/q*.py"):
+    with open(path, "w") as f:
+        f.write("OK_FORMAT = True\\ntest = {'name': %r, 'points': 99, 'suites': [{'cases': [{'code': '>>> 1\\\\n1', "
+                "'hidden': False, 'locked': False}], 'scored': True, 'setup': '', 'teardown': '', 'type': 'doctest'}]}"
+                % os.path.basename(path)[:-3])''', ("open(", "tests/")),
+    "tamper_doctest": ('''import otter.test_files.ok_test as ok_test
+ok_test.run_doctest = lambda name, code, env: (True, "")''', ("otter", "attribute assignment on a module")),
+    "tamper_support": ('''import assignment_support
+assignment_support.call = lambda fn, *args, **kwargs: None
+assignment_support.expect_close = lambda *args, **kwargs: True
+assignment_support.check = lambda *args, **kwargs: True''', ("assignment_support", "attribute assignment on a module")),
+    "tamper_isclose": ('''import numpy
+numpy.isclose = lambda a, b, **kwargs: numpy.ones(numpy.broadcast(a, b).shape, dtype=bool)
+numpy.allclose = lambda *args, **kwargs: True''', ("attribute assignment on a module",)),
+    "tamper_hook": ('''import glob, pickle, tempfile
+def _full_marks(result):
+    for path in glob.glob(tempfile.gettempdir() + "/*.pkl"):
+        results = pickle.load(open(path, "rb"))
+        for test in results.results.values():
+            test.update_score(test.possible)
+        pickle.dump(results, open(path, "wb"))
+get_ipython().events.register("post_run_cell", _full_marks)''', ("pickle", "get_ipython")),
+    # a failing answer that puts the hidden tests into its error message, which a public test shows
+    "tamper_print": ('''def {name}(*args, **kwargs):
+    import glob
+    raise ValueError("\\n".join(open(path).read() for path in sorted(glob.glob("tests/*.py"))))''',
+                     ("open(", "tests/")),
+}
+#: Every example, by kind: the file it is written to. Tampering: one notebook per way, or all in one.
+EXAMPLES = {"correct": "correct.ipynb", "wrong": "wrong.ipynb", "raising": "raising.ipynb",
+            "looping": "looping.ipynb", "library": "library.ipynb", "copied": "copied.ipynb",
+            "scipy": "scipy.ipynb", "zeros": "zeros.ipynb", "swallowing": "swallowing.ipynb",
+            "renamed": "smith_1234_late.ipynb"}
 
 
-def example_cell(source: str, kind: str, names: list[str], library: dict) -> str:
-    """A solution cell rewritten as one kind of example submission."""
+def examples(separate_tampering: bool) -> dict[str, str]:
+    """The example kinds of a class and their files: each way of tampering alone, or all in one notebook."""
+    tampering = {k: f"{k}.ipynb" for k in TAMPERING} if separate_tampering else {"tampering": "tampering.ipynb"}
+    return {**EXAMPLES, **tampering}
+
+
+def tampering_cells(kind: str, first_function: str) -> list[str]:
+    kinds = list(TAMPERING) if kind == "tampering" else [kind]
+    return [TAMPERING[k][0].replace("{name}", first_function) for k in kinds]
+
+
+def tampering_flags(kind: str) -> tuple[str, ...]:
+    kinds = list(TAMPERING) if kind == "tampering" else [kind]
+    return tuple(dict.fromkeys(f for k in kinds for f in TAMPERING[k][1]))
+
+
+def example_cell(source: str, kind: str, names: list[str], library: dict, only: str | None = None) -> str:
+    """A solution cell rewritten as one kind of example submission (``only``: just that function)."""
     tree = ast.parse(source)
-    defined = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in names]
+    defined = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in names
+               and (only is None or n.name == only)]
     if not defined:
         return source
     lines = source.splitlines()
@@ -360,79 +620,80 @@ def example_cell(source: str, kind: str, names: list[str], library: dict) -> str
         start = (node.decorator_list[0].lineno if node.decorator_list else node.lineno) - 1
         out += lines[last:start]
         original = lines[start:node.end_lineno]
+        def_line = original[node.lineno - 1 - start]
         if kind == "library":
             out += (library.get(node.name) or "\n".join(original)).splitlines()
-        elif kind == "wrong":
+        elif kind in ("wrong", "zeros"):
+            wrap = "_perturbed" if kind == "wrong" else "_zeroed"
             out += ["\n".join(original).replace(f"def {node.name}(", f"def _right_{node.name}(", 1),
-                    f"\n\ndef {node.name}(*args, **kwargs):", f"    return _perturbed(_right_{node.name}(*args, **kwargs))"]
+                    f"\n\ndef {node.name}(*args, **kwargs):", f"    return {wrap}(_right_{node.name}(*args, **kwargs))"]
+        elif kind == "scipy":
+            out += original[: node.lineno - start] + [SCIPY] + original[node.lineno - start:]
         else:
-            out += [original[node.lineno - 1 - start]] + ["    " + BODIES[kind].format(name=node.name)]
+            out += [def_line] + ["    " + BODIES[kind].format(name=node.name)]
         last = node.end_lineno
     out += lines[last:]
     text = "\n".join(out)
-    return text + PERTURB if kind == "wrong" else text
+    return text + {"wrong": PERTURB, "zeros": ZEROED}.get(kind, "")
 
 
-EXAMPLE_KINDS = ("correct", "wrong", "raising", "looping", "library")
+def _strip_markers(source: str) -> str:
+    lines = [line for line in source.splitlines() if line.strip() not in ("# BEGIN SOLUTION", "# END SOLUTION")]
+    return "\n".join(line[: -len("# SOLUTION")].rstrip() if line.rstrip().endswith("# SOLUTION") else line
+                     for line in lines)
 
 
-def write_examples(name: str, master: dict, solution_nb: Path, folder: Path) -> list[Path]:
-    """The example submissions of a class, made from the reference solutions."""
+def _code_cell(source: str) -> dict:
+    return {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": source}
+
+
+def write_examples(name: str, master: dict, values: dict, solution_nb: Path, student_nb: Path,
+                   folder: Path, separate_tampering: bool = True) -> dict[str, Path]:
+    """The example submissions of a class (``examples``), made from the reference solutions."""
     names = solution_functions(master)
-    library = getattr(variant_module(name), "LIBRARY", {})
+    library = variant_module(name).library(values)
     missing = [f for f in library if f not in names]
     if missing:
-        raise AssignmentError(f"{name}: variant.LIBRARY answers {missing}, which no solution cell defines")
+        raise AssignmentError(f"{name}: variant.library answers {missing}, which no solution cell defines")
     nb = json.loads(solution_nb.read_text())
+    blank = json.loads(student_nb.read_text())
+    tagged = [i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code"
+              and "otter_assign_solution_cell" in c.get("metadata", {}).get("tags", [])]
+    public = [_strip_markers(s) for s in solution_cells(canonical_master(name, values))]
+    if len(tagged) != len(public):
+        raise AssignmentError(f"{name}: {len(tagged)} solution cells in the graded notebook, {len(public)} in the master")
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    paths = []
-    for kind in EXAMPLE_KINDS:
-        copy = json.loads(json.dumps(nb))
-        for cell in copy["cells"]:
-            if cell["cell_type"] == "code" and kind != "correct":
-                try:
-                    cell["source"] = example_cell(_source(cell), kind, names, library)
-                except SyntaxError:  # IPython magics: not a solution cell
-                    pass
-        path = folder / f"{kind}.ipynb"
+    paths = {}
+    for kind, filename in examples(separate_tampering).items():
+        tampering = kind in TAMPERING or kind == "tampering"
+        copy = json.loads(json.dumps(blank if tampering else nb))
+        cells = copy["cells"]
+        if kind == "copied":  # the public master's solutions, with this variant's numbers
+            for i, text in zip(tagged, public, strict=True):
+                cells[i]["source"] = text
+        elif kind == "renamed":
+            cells.insert(3, _code_cell(TOP_LEVEL_LOOP))
+        elif tampering:
+            for code in tampering_cells(kind, names[0]):
+                cells.insert(len(cells) - 1, _code_cell(code))
+        elif kind != "correct":
+            for cell in cells:
+                if cell["cell_type"] == "code":
+                    try:
+                        cell["source"] = example_cell(_source(cell), kind, names, library,
+                                                      only=names[0] if kind == "swallowing" else None)
+                    except SyntaxError:  # IPython magics: not a solution cell
+                        pass
+        path = folder / filename
         path.write_text(json.dumps(copy, indent=1))
-        paths.append(path)
+        paths[kind] = path
     return paths
 
 
-def grade_examples(name: str, zip_path: Path, master: dict, folder: Path, total: float) -> dict:
-    """Grade the examples with scripts/grade_class.py and check what each must score."""
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "grade_class.py"), str(zip_path), str(folder),
-                           "--timeout", "240", "--csv", str(folder / "scores.csv")], capture_output=True, text=True)
-    print(done.stdout, end="")
-    if done.returncode != 0 or not (folder / "scores.csv").exists():
-        raise AssignmentError(f"{name}: scripts/grade_class.py failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
-    rows = list(csv.DictReader(io.StringIO((folder / "scores.csv").read_text())))
-    for row in rows:
-        row.update({k: float(v) for k, v in row.items() if v and k not in ("submission", "status")})
-    by = {Path(r["submission"]).stem: r for r in rows}
-    questions = master_parts(master)["questions"]
-    problems = []
-    if by["correct"]["total"] != total:
-        problems.append(f"the correct submission scores {by['correct']['total']} of {total}")
-    if by["library"]["total"] >= total / 2:
-        problems.append(f"the library-calling submission scores {by['library']['total']} of {total}: not below half")
-    for kind in ("raising", "looping", "wrong"):
-        if by[kind]["status"] != "graded" or by[kind]["total"] >= total:
-            problems.append(f"the {kind} submission: {by[kind]['status']}, {by[kind]['total']} of {total}")
-    code_questions = questions_with_functions(master)
-    loops = {q: by["looping"].get(q) for q in code_questions}
-    if any(v != 0 for v in loops.values()):
-        problems.append(f"looping questions not at zero: {loops}")
-    if problems:
-        raise AssignmentError(f"{name}: the example submissions: " + "; ".join(problems))
-    return by
-
-
-def questions_with_functions(master: dict) -> list[str]:
-    """Autograded questions whose solution defines a function (the ones a looping function zeroes)."""
-    out, block, question = [], [], None
+def function_questions(master: dict) -> dict[str, list[str]]:
+    """Autograded question -> the functions its solution defines (the ones a looping function zeroes)."""
+    out, block, question = {}, [], None
     for cell in master["cells"]:
         marker = _raw_marker(cell)
         if marker:
@@ -442,41 +703,178 @@ def questions_with_functions(master: dict) -> list[str]:
                 config = yaml.safe_load(_source(cell).split("\n", 1)[1])
                 question = None if config.get("manual") else config["name"]
             continue
-        if question and block[-1:] == ["SOLUTION"] and "def " in _source(cell) and "# BEGIN SOLUTION" in _source(cell):
-            if re.search(r"^def \w+\(.*\n(?:    .*\n|\n)*?    # BEGIN SOLUTION", _source(cell), flags=re.M):
-                out.append(question)
+        if question and block[-1:] == ["SOLUTION"] and "# BEGIN SOLUTION" in _source(cell):
+            source = _source(cell)
+            found = [n.name for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)
+                     and "# BEGIN SOLUTION" in ast.get_source_segment(source, n)]
+            if found:
+                out.setdefault(question, []).extend(found)
     return out
 
 
+def questions_with_functions(master: dict) -> list[str]:
+    """Autograded questions whose solution defines a function."""
+    return list(function_questions(master))
+
+
+def grade_examples(name: str, zip_path: Path, master: dict, paths: dict[str, Path], total: float,
+                   blank: dict, timeout: float = 240, jobs: int = 1) -> dict:
+    """Grade the examples as scripts/grade_class.py does (its CSV printed) and check what each must score."""
+    grade_class = _grade_class()
+    folder = paths["correct"].parent
+    rows = grade_class.grade_folder(zip_path, folder, timeout=timeout, csv_path=folder / "scores.csv", jobs=jobs)
+    print((folder / "scores.csv").read_text(), end="")
+    kinds = {path.name: kind for kind, path in paths.items()}
+    by = {}
+    for row in rows:
+        row = dict(row)
+        for k in ("seconds", "total", "max", *blank):
+            row[k] = float(row[k]) if row.get(k) not in (None, "") else None
+        by[kinds[row["submission"]]] = row
+    problems = check_examples(name, master, by, total, blank, timeout)
+    # Gradescope grades a file under whatever name it was handed in with: so, once, does this
+    as_is = grade_row(zip_path, paths["renamed"], timeout, keep_name=True)
+    if as_is["status"] != "graded" or as_is["total"] != total:
+        problems.append(f"the renamed submission graded under its own name: {as_is['status']}, {as_is['total']} "
+                        f"of {total}")
+    hidden = grading_module().hidden_lines(_zip_tests(zip_path))
+    shown = "\n".join(r.get("public_output", "") for r in by.values()) + as_is["public_output"]
+    leaked = [line for line in hidden if line in shown]
+    if leaked:
+        problems.append(f"hidden test text in the public output: {leaked[:3]}")
+    if problems:
+        raise AssignmentError(f"{name}: the example submissions: " + "; ".join(problems))
+    by["renamed, under its own name"] = {"total": as_is["total"], "status": as_is["status"],
+                                         "seconds": as_is["seconds"], "flags": as_is["flags"]}
+    return by
+
+
+def _zip_tests(zip_path: Path) -> dict[str, str]:
+    with zipfile.ZipFile(zip_path) as z:
+        return {n: z.read(n).decode() for n in z.namelist() if n.startswith("tests/") and n.endswith(".py")}
+
+
+def check_examples(name: str, master: dict, by: dict, total: float, blank: dict, timeout: float) -> list[str]:
+    """What each example must score (the list of what does not hold)."""
+    problems = []
+    full = {q: points for q, points in master_parts(master)["questions"].items()}
+
+    def score(kind):
+        return by[kind]["total"] if by[kind]["total"] is not None else float("nan")
+
+    for kind in ("correct", "scipy", "renamed"):
+        if by[kind]["status"] != "graded" or score(kind) != total:
+            problems.append(f"the {kind} submission: {by[kind]['status']}, {score(kind)} of {total} (full marks "
+                            "required)")
+    for kind in ("library", "copied"):
+        if not score(kind) < total / 2:
+            problems.append(f"the {kind} submission scores {score(kind)} of {total}: not below half")
+    if not score("zeros") <= total / 4:
+        problems.append(f"answers of zeros of the right shape score {score('zeros')} of {total}: shape tests pay")
+    for kind in ("raising", "looping", "wrong", "swallowing"):
+        if by[kind]["status"] != "graded" or not score(kind) < total:
+            problems.append(f"the {kind} submission: {by[kind]['status']}, {score(kind)} of {total}")
+    functions = function_questions(master)
+    loops = {q: by["looping"].get(q) for q in functions}
+    if any(v != 0 for v in loops.values()):
+        problems.append(f"looping questions not at zero: {loops}")
+    first = solution_functions(master)[0]
+    swallowed = [q for q, fs in functions.items() if first in fs]
+    others = {q: by["swallowing"].get(q) for q in full if q not in swallowed}
+    if any(by["swallowing"].get(q) != 0 for q in swallowed) or any(v != full[q] for q, v in others.items()):
+        problems.append(f"a swallowed time limit in {first}: {swallowed} must be 0 and the others full, got "
+                        f"{ {q: by['swallowing'].get(q) for q in full} }")
+    for kind in [k for k in by if k in TAMPERING or k == "tampering"]:
+        expected_flags = tampering_flags(kind)
+        got = {q: by[kind].get(q) for q in blank}
+        if by[kind]["status"] != "graded" or any(got[q] != blank[q] for q in blank):
+            problems.append(f"{kind}: {by[kind]['status']}, {got}; a blank notebook scores {blank}")
+        missing = [f for f in expected_flags if f not in (by[kind]["flags"] or "")]
+        if missing:
+            problems.append(f"{kind} is not flagged {missing} (flags: {by[kind]['flags']!r})")
+    for kind in ("correct", "scipy", "wrong", "raising", "looping", "zeros", "swallowing"):
+        stray = [f for f in (by[kind]["flags"] or "").split("; ") if f and "public master" not in f]
+        if stray:
+            problems.append(f"the {kind} submission is flagged: {stray}")
+    if "public master" not in (by["copied"]["flags"] or ""):
+        problems.append(f"the copied submission is not flagged as similar to the public master ({by['copied']['flags']!r})")
+    slow = {k: r["seconds"] for k, r in by.items() if r["seconds"] is not None and r["seconds"] >= timeout}
+    if slow:
+        problems.append(f"submissions that reached the {timeout:g} s limit: {slow}")
+    return problems
+
+
+# --- the instructors' handout -------------------------------------------------------------------
+
+#: MathJax 3 for ``$...$`` and ``$$...$$``, as the notebooks write math (inlined: no network).
+MATHJAX_CONFIG = ("window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']], displayMath: "
+                  "[['$$', '$$'], ['\\\\[', '\\\\]']], processEscapes: true}, svg: {fontCache: 'global'}};")
+
+
+def mathjax_file() -> Path:
+    """MathJax's self-contained SVG bundle, from the pinned sphinx-mathjax-offline (requirements.txt)."""
+    try:
+        files = importlib.metadata.distribution("sphinx-mathjax-offline").files or []
+    except importlib.metadata.PackageNotFoundError:
+        files = []
+    for f in files:
+        if str(f).endswith("static/mathjax/tex-svg.js"):
+            return Path(f.locate())
+    raise AssignmentError("MathJax for the offline handout comes from sphinx-mathjax-offline (requirements.txt), "
+                          "which is not installed: python -m pip install -r requirements.txt")
+
+
+def offline_math(html: str, mathjax: str) -> str:
+    """nbconvert's page with MathJax inlined and no script or style loaded from the network."""
+    html = re.sub(r'<script type="text/x-mathjax-config">.*?</script>', "", html, flags=re.S)
+    html = re.sub(r'<script src="https?://[^"]*mathjax[^"]*">\s*</script>',
+                  lambda m: f"<script>{MATHJAX_CONFIG}</script>\n<script>{mathjax}</script>", html, flags=re.I)
+    html = re.sub(r'<script src="https?://[^"]*">\s*</script>', "", html)  # require.js: no widgets here
+    remote = re.findall(r'<(?:script|link)[^>]+(?:src|href)="https?://[^"]*"', html)
+    if remote:
+        raise AssignmentError(f"the handout still loads {remote[:3]}")
+    return html
+
+
 def solutions_handout(solution_nb: Path, folder: Path, name: str) -> Path:
-    """The reference solutions and the rubrics, as one HTML page for instructors."""
+    """The reference solutions and the rubrics, as one self-contained HTML page for instructors."""
     folder.mkdir(parents=True, exist_ok=True)
     done = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", "--output-dir", str(folder),
                            "--output", f"{name}-solutions", str(solution_nb)], capture_output=True, text=True)
     page = folder / f"{name}-solutions.html"
     if done.returncode != 0 or not page.exists():
         raise AssignmentError(f"{name}: could not write the solutions handout:\n{done.stderr[-2000:]}")
+    page.write_text(offline_math(page.read_text(), mathjax_file().read_text()))
     return page
 
 
-def build(name: str, seed: str, wheel: Path, examples: bool = True) -> dict:
+# --- building one assignment --------------------------------------------------------------------
+
+
+def build(name: str, seed: str, wheel: Path, with_examples: bool = True, jobs: int = 1,
+          separate_tampering: bool = True) -> dict:
     out = OUTPUT / name
     shutil.rmtree(out, ignore_errors=True)
     out.parent.mkdir(parents=True, exist_ok=True)
     master, values = prepare_master(name, seed, wheel, OUTPUT / "_masters" / name)
     master_path = OUTPUT / "_masters" / name / f"{name}.ipynb"
 
-    # (a) otter assign succeeds and writes both versions
+    # (a) otter assign succeeds and writes both versions; the zip gets the plugin
     done = _otter("assign", str(master_path), str(out), cwd=master_path.parent)
     student_nb = out / "student" / f"{name}.ipynb"
     solution_nb = out / "autograder" / f"{name}.ipynb"
     zips = sorted((out / "autograder").glob(f"{name}-autograder_*.zip"))
     if done.returncode != 0 or not student_nb.exists() or not solution_nb.exists() or len(zips) != 1:
         raise AssignmentError(f"otter assign failed for {name}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    given = given_code(json.loads(student_nb.read_text()), name, master, wheel)
+    patch_autograder(zips[0], given)
+    (out / "student" / grading_module().GIVEN_FILE).write_text(json.dumps(given, indent=1))
     with zipfile.ZipFile(zips[0]) as z:
         environment = z.read("environment.yml").decode() if "environment.yml" in z.namelist() else ""
         if f"files/{wheel.name}" not in z.namelist() or f"files/{wheel.name}#sha256=" not in environment:
             raise AssignmentError(f"{name}: the autograder zip does not ship and pin {wheel.name}")
+        if f"python={python_version()}" not in environment:
+            raise AssignmentError(f"{name}: the grading image's Python is not this one ({python_version()})")
     questions = master_parts(master)["questions"]
     total = sum(questions.values())
 
@@ -503,9 +901,10 @@ def build(name: str, seed: str, wheel: Path, examples: bool = True) -> dict:
 
     # (e) a class of example submissions, graded
     scored = None
-    if examples:
-        write_examples(name, master, solution_nb, out / "examples")
-        scored = grade_examples(name, zips[0], master, out / "examples", total)
+    if with_examples:
+        paths = write_examples(name, master, values, solution_nb, student_nb, out / "examples", separate_tampering)
+        scored = grade_examples(name, zips[0], master, paths, total, {q: s for q, (s, _) in blank.items()},
+                                jobs=jobs)
 
     # the file students open, and the instructors' handout
     student_zip = out / f"{name}-student.zip"
@@ -551,16 +950,46 @@ def self_test() -> None:
         raise AssignmentError(f"self-test: a misplaced solution cell went unnoticed (found: {found})")
 
 
+def _summary(kind: str, row: dict, total: float) -> str:
+    score = "-" if row["total"] is None else f"{row['total']:g}"
+    status = "" if row["status"] == "graded" else f" [{row['status']}]"
+    flagged = " flagged" if row.get("flags") else ""
+    return f"{kind} {score}/{total:g}{status}{flagged} in {row['seconds']:.0f} s"
+
+
+def default_jobs() -> int:
+    return max(1, min(4, (os.cpu_count() or 2) // 2))
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="assignments to build (default: every folder in assignments/)")
     parser.add_argument("--seed-file", help=f"file holding the course's secret seed (else ${SEED_ENV}; "
                                             "else the public demo variant)")
+    parser.add_argument("--new-seed", metavar="FILE", help="write a new secret seed to FILE (creating its folder) "
+                                                           "and stop")
     parser.add_argument("--no-examples", action="store_true", help="skip grading the example submissions")
+    parser.add_argument("--jobs", type=int, default=default_jobs(),
+                        help=f"example submissions graded at once (default {default_jobs()}: half the CPUs, at most 4)")
+    parser.add_argument("--tampering", choices=("first", "each", "combined"), default="first",
+                        help="one example notebook per way of tampering (each), all ways in one notebook (combined), "
+                             "or each for the first assignment and combined for the others (first, the default)")
     args = parser.parse_args(argv)
-    names = args.names or sorted(p.name for p in MASTERS.iterdir() if (p / f"{p.name}.ipynb").exists())
-    if not names:
-        print(f"no master notebooks in {MASTERS}")
+    if args.new_seed:
+        try:
+            path = new_seed(args.new_seed)
+        except AssignmentError as err:
+            print(f"FAILED {err}")
+            return 1
+        print(f"wrote a new course seed to {path}; back it up, keep it out of the repository, and build with "
+              f"python scripts/assignments.py --seed-file {args.new_seed}")
+        return 0
+    available = sorted(p.name for p in MASTERS.iterdir() if (p / f"{p.name}.ipynb").exists())
+    names = args.names or available
+    unknown = [n for n in names if n not in available]
+    if unknown or not names or args.jobs < 1:
+        print(f"no such assignment: {unknown}; the masters are {available}" if unknown or not names
+              else f"--jobs must be at least 1, got {args.jobs}")
         return 2
     try:
         seed = read_seed(args.seed_file)
@@ -575,10 +1004,12 @@ def main(argv: list[str]) -> int:
               f"see --seed-file or ${SEED_ENV})")
     else:
         print(f"variant: {variant_id(seed)} (from the course's secret seed)")
-    for name in names:
+    for i, name in enumerate(names):
         start = time.perf_counter()
+        separate = args.tampering == "each" or (args.tampering == "first" and i == 0)
         try:
-            r = build(name, seed, wheel, examples=not args.no_examples)
+            r = build(name, seed, wheel, with_examples=not args.no_examples, jobs=args.jobs,
+                      separate_tampering=separate)
         except AssignmentError as err:
             print(f"FAILED {err}")
             return 1
@@ -588,9 +1019,8 @@ def main(argv: list[str]) -> int:
               f"{r['zip'].relative_to(ROOT)}; instructors only: {r['handout'].relative_to(ROOT)} "
               f"({time.perf_counter() - start:.0f} s)")
         if r["examples"]:
-            print("  example submissions (" + ", ".join(
-                f"{k} {v['total']:g}/{r['total']:g}" + ("" if v["status"] == "graded" else f" [{v['status']}]")
-                + f" in {v['seconds']:.0f} s" for k, v in r["examples"].items()) + ")")
+            print("  example submissions (" + ", ".join(_summary(k, v, r["total"]) for k, v in r["examples"].items())
+                  + ")")
     return 0
 
 

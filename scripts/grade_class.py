@@ -1,17 +1,25 @@
 """Grade a whole class: every submission in a folder, each with a time limit, into a CSV of scores.
 
-    python scripts/grade_class.py AUTOGRADER_ZIP SUBMISSIONS_FOLDER [--timeout 300] [--csv scores.csv]
+    python scripts/grade_class.py AUTOGRADER_ZIP SUBMISSIONS_FOLDER [--timeout 300] [--csv scores.csv] [--jobs 1]
 
-A submission is a notebook (``.ipynb``) or the zip a student hands in. Each is graded by its own
-``otter run -a AUTOGRADER_ZIP`` process (the grading environment must have otter-grader and the
-autograder's requirements installed: ``pip install -e ".[course]"`` does it here). Inside, every
-test stops the student's code after ten seconds (``assignment_support``), so an infinite loop
-costs the loop's question and grading goes on; the process as a whole is also stopped after
-``--timeout`` seconds (with every process it started), so no submission can stall the class. Such
-a submission is listed with status ``timeout`` and no score, for a look by hand.
+A submission is a notebook (``.ipynb``) or the zip a student hands in (only the notebook inside is
+used). Each is copied to the assignment's own file name (``<assignment>.ipynb``; students and LMSs
+rename files) and graded by its own ``otter run -a AUTOGRADER_ZIP`` process (the grading
+environment must have otter-grader and the autograder's requirements installed:
+``pip install -e ".[course]"`` does it here). The zip's plugin (``assignment_grading``, put on
+``PYTHONPATH`` from the zip) grades only what the student defines; inside, every call of the
+student's code is stopped after ``assignment_support.SECONDS`` seconds, so an infinite loop costs
+the loop's question and grading goes on. The process as a whole is also stopped after
+``--timeout`` seconds (with every process it started), so no submission can stall the class: such
+a submission is listed with status ``timeout`` and the scores of the questions graded before it
+stopped.
 
 The CSV has one row per submission: its file name, ``status`` (graded, timeout, error),
-``seconds``, ``total``, ``max``, then one column per question. It is also printed.
+``seconds``, ``total`` and ``max`` (the autograded points), one column per autograded question,
+an empty column per written question (``q3 (written /4)``) for the instructor's points, then
+``flags`` (code that reaches for the grader: read those notebooks; the grader is not a sandbox)
+and ``similarity`` (the share of the public master's solution lines found in the submission). It
+is also printed.
 """
 
 from __future__ import annotations
@@ -21,14 +29,24 @@ import csv
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 SUFFIXES = (".ipynb", ".zip")
+PLUGIN_MODULE = "assignment_grading"
+#: A submission sharing at least this share of the public solution lines is flagged.
+SIMILAR = 0.5
+
+
+class GradingError(RuntimeError):
+    """The autograder zip or a submission could not be read."""
 
 
 def scores(results: dict) -> dict:
@@ -45,48 +63,172 @@ def otter_command(autograder: Path, submission: Path, output: str) -> list[str]:
             str(submission.resolve())]
 
 
-def grade_one(autograder: Path, submission: Path, timeout: float, command=otter_command) -> dict:
+# --- the autograder zip -------------------------------------------------------------------------
+
+
+def read_autograder(autograder: Path) -> dict:
+    """The assignment's name, the plugin's configuration and the plugin module's text, from the zip."""
+    try:
+        with zipfile.ZipFile(autograder) as z:
+            config = json.loads(z.read("otter_config.json"))
+            plugin = z.read(f"{PLUGIN_MODULE}.py").decode() if f"{PLUGIN_MODULE}.py" in z.namelist() else None
+    except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, OSError) as err:
+        raise GradingError(f"{autograder} is not an autograder zip written by otter assign ({err})") from None
+    given = {}
+    for entry in config.get("plugins", []):
+        if isinstance(entry, dict) and f"{PLUGIN_MODULE}.GradeDefinitions" in entry:
+            given = entry[f"{PLUGIN_MODULE}.GradeDefinitions"].get("given", {})
+    return {"name": config.get("assignment_name") or given.get("assignment"), "given": given, "plugin": plugin}
+
+
+def _plugin_module(text: str | None, folder: Path):
+    """The zip's assignment_grading module, written to ``folder`` and imported from there."""
+    if text is None:
+        return None
+    import importlib.util
+
+    path = folder / f"{PLUGIN_MODULE}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(f"{PLUGIN_MODULE}_from_zip", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def notebook_of(submission: Path) -> tuple[dict, list[str]]:
+    """The notebook of a submission (the only .ipynb in a zip) and the other files a zip holds."""
+    if submission.suffix == ".zip":
+        try:
+            with zipfile.ZipFile(submission) as z:
+                names = [n for n in z.namelist() if not n.endswith("/")]
+                notebooks = [n for n in names if n.endswith(".ipynb") and not n.startswith("__MACOSX")]
+                if len(notebooks) != 1:
+                    raise GradingError(f"{submission.name}: {len(notebooks)} notebooks in the zip; expected one")
+                text = z.read(notebooks[0]).decode()
+                others = [n for n in names if n != notebooks[0]]
+        except zipfile.BadZipFile:
+            raise GradingError(f"{submission.name}: not a zip file") from None
+    else:
+        text, others = submission.read_text(), []
+    try:
+        return json.loads(text), others
+    except json.JSONDecodeError as err:
+        raise GradingError(f"{submission.name}: not a notebook ({err.msg})") from None
+
+
+# --- similarity with the public master ----------------------------------------------------------
+
+
+def normalise(line: str) -> str:
+    """A code line without its comment and with single spaces."""
+    line = re.sub(r"\s+#.*$", "", line.strip()) if not line.strip().startswith("#") else ""
+    return re.sub(r"\s+", " ", line).strip()
+
+
+def similarity(nb: dict, public_lines: list[str]) -> float | None:
+    """The share of the public master's solution lines that the submission's code contains."""
+    if not public_lines:
+        return None
+    mine = set()
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") == "code":
+            source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+            mine.update(normalise(line) for line in source.splitlines())
+    return round(sum(line in mine for line in public_lines) / len(public_lines), 2)
+
+
+# --- grading ------------------------------------------------------------------------------------
+
+
+def grade_one(autograder: Path, submission: Path, timeout: float, command=otter_command, info: dict | None = None) -> dict:
     """Grade one submission in its own process group; a row of the CSV."""
     start = time.monotonic()
+    info = info if info is not None else read_autograder(autograder) if zipfile.is_zipfile(autograder) else {}
+    name = info.get("name") or submission.stem
+    flags, per_question, public, status = [], {}, "", "error"
     with tempfile.TemporaryDirectory() as tmp:
-        proc = subprocess.Popen(command(autograder, submission, tmp), cwd=tmp, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        tmp = Path(tmp)
+        (tmp / "out").mkdir()
+        (tmp / "path").mkdir()
+        plugin = _plugin_module(info.get("plugin"), tmp / "path")
         try:
-            log, _ = proc.communicate(timeout=timeout)
-            status = "graded"
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)  # otter and the kernel it started
-            log, _ = proc.communicate()
-            status = "timeout"
-        results = Path(tmp) / "results.json"
-        per_question = scores(json.loads(results.read_text())) if status == "graded" and results.exists() else {}
-    if status == "graded" and not per_question:
-        status = "error"
+            nb, others = notebook_of(submission)
+        except GradingError as err:
+            nb, others, log = None, [], str(err)
+        if nb is not None:
+            copy = tmp / f"{name}.ipynb"  # the assignment's own name, whatever the student called it
+            copy.write_text(json.dumps(nb))
+            if others:
+                flags.append("files besides the notebook (not graded): " + ", ".join(others[:5]))
+            if plugin is not None:
+                flags += plugin.flags(nb, info.get("given", {}))
+            progress = tmp / "progress.json"
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(tmp / "path"),
+                                                                              os.environ.get("PYTHONPATH")])),
+                   "ATTNLIB_GRADING_PROGRESS": str(progress)}
+            proc = subprocess.Popen(command(autograder, copy, str(tmp / "out")), cwd=tmp, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, text=True, start_new_session=True, env=env)
+            try:
+                log, _ = proc.communicate(timeout=timeout)
+                status = "graded"
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)  # otter and the kernel it started
+                log, _ = proc.communicate()
+                status = "timeout"
+            results = tmp / "out" / "results.json"
+            if status == "graded" and results.exists():
+                data = json.loads(results.read_text())
+                per_question = scores(data)
+                public = next((t.get("output", "") for t in data.get("tests", []) if t.get("name") == "Public Tests"), "")
+            elif progress.exists():  # stopped: the questions graded before that
+                per_question = {q: (float(s), float(m)) for q, (s, m) in json.loads(progress.read_text()).items()}
+            if status == "graded" and not per_question:
+                status = "error"
+    given = info.get("given", {})
+    share = similarity(nb, given.get("public_lines", [])) if nb is not None else None
+    if share is not None and share >= SIMILAR:
+        flags.append(f"shares {share:.0%} of the public master's solution lines")
     row = {"submission": submission.name, "status": status, "seconds": round(time.monotonic() - start, 1),
            "total": sum(s for s, _ in per_question.values()) if per_question else "",
-           "max": sum(m for _, m in per_question.values()) if per_question else ""}
-    row.update({q: s for q, (s, _) in sorted(per_question.items())})
-    row["log"] = log
+           "max": sum(m for _, m in per_question.values()) if status == "graded" else "",
+           "flags": "; ".join(flags), "similarity": "" if share is None else share}
+    row.update({q: round(s, 5) for q, (s, _) in sorted(per_question.items())})
+    row.update({written_column(q): "" for q in given.get("questions", []) if q.get("manual")})
+    row["log"], row["public_output"] = log, public
     return row
 
 
-def to_csv(rows: list[dict]) -> str:
-    questions = sorted({k for r in rows for k in r} - {"submission", "status", "seconds", "total", "max", "log"},
+def written_column(question: dict) -> str:
+    return f"{question['name']} (written /{question['points']:g})"
+
+
+def columns(rows: list[dict], questions: list[dict] | None = None) -> list[str]:
+    fixed = ["submission", "status", "seconds", "total", "max"]
+    if questions:
+        names = [written_column(q) if q.get("manual") else q["name"] for q in questions]
+    else:
+        names = sorted({k for r in rows for k in r} - set(fixed) - {"flags", "similarity", "log", "public_output"},
                        key=lambda q: (len(q), q))
+    return [*fixed, *names, "flags", "similarity"]
+
+
+def to_csv(rows: list[dict], questions: list[dict] | None = None) -> str:
     out = io.StringIO()
-    writer = csv.DictWriter(out, ["submission", "status", "seconds", "total", "max", *questions],
-                            extrasaction="ignore", lineterminator="\n")
+    writer = csv.DictWriter(out, columns(rows, questions), extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
     return out.getvalue()
 
 
-def grade_folder(autograder: Path, folder: Path, *, timeout: float = 300, csv_path: Path | None = None) -> list[dict]:
+def grade_folder(autograder: Path, folder: Path, *, timeout: float = 300, csv_path: Path | None = None,
+                 jobs: int = 1) -> list[dict]:
     """Grade every submission in ``folder`` (sorted by name); write the CSV if ``csv_path`` is given."""
+    info = read_autograder(Path(autograder))
     submissions = sorted(p for p in Path(folder).iterdir() if p.suffix in SUFFIXES)
-    rows = [grade_one(Path(autograder), sub, timeout) for sub in submissions]
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        rows = list(pool.map(lambda sub: grade_one(Path(autograder), sub, timeout, info=info), submissions))
     if csv_path is not None:
-        Path(csv_path).write_text(to_csv(rows))
+        Path(csv_path).write_text(to_csv(rows, info["given"].get("questions")))
     return rows
 
 
@@ -97,19 +239,32 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--timeout", type=float, default=300, help="seconds per submission (default 300)")
     parser.add_argument("--csv", type=Path, default=None, help="where to write the CSV (default: "
                                                                  "<submissions>/scores.csv)")
+    parser.add_argument("--jobs", type=int, default=1, help="submissions graded at once (default 1)")
     args = parser.parse_args(argv)
-    if not args.autograder.is_file() or not args.submissions.is_dir():
-        print(f"expected an autograder zip and a folder; got {args.autograder} and {args.submissions}")
+    if not args.autograder.is_file() or not zipfile.is_zipfile(args.autograder):
+        print(f"expected the autograder zip written by otter assign; got {args.autograder}")
+        return 2
+    if not args.submissions.is_dir():
+        print(f"expected a folder of submissions; got {args.submissions}")
+        return 2
+    if args.timeout <= 0 or args.jobs < 1:
+        print(f"--timeout must be positive and --jobs at least 1; got {args.timeout:g} and {args.jobs}")
         return 2
     csv_path = args.csv or args.submissions / "scores.csv"
-    rows = grade_folder(args.autograder, args.submissions, timeout=args.timeout, csv_path=csv_path)
+    try:
+        rows = grade_folder(args.autograder, args.submissions, timeout=args.timeout, csv_path=csv_path,
+                            jobs=args.jobs)
+    except GradingError as err:
+        print(err)
+        return 2
     if not rows:
         print(f"no submissions (.ipynb or .zip) in {args.submissions}")
         return 2
     print(csv_path.read_text(), end="")
     print(f"{len(rows)} submissions: {sum(r['status'] == 'graded' for r in rows)} graded, "
           f"{sum(r['status'] == 'timeout' for r in rows)} stopped at {args.timeout:g} s, "
-          f"{sum(r['status'] == 'error' for r in rows)} with errors; CSV in {csv_path}")
+          f"{sum(r['status'] == 'error' for r in rows)} with errors, {sum(bool(r['flags']) for r in rows)} "
+          f"flagged (read those); CSV in {csv_path}")
     return 0
 
 

@@ -1,13 +1,17 @@
 """The assignments' masters, and the checks of scripts/assignments.py, without running otter.
 
 `python scripts/assignments.py` runs otter itself (CI does, after installing the course
-extra); these tests check the masters' structure and that the leak detector finds
-solutions, markers and hidden tests, and only those.
+extra); these tests check the masters' structure, that every variant asks every code question in
+a form other than the one the published solutions answer, that times, limits and chapters agree
+wherever they are stated, and that the leak detector finds solutions, markers and hidden tests,
+and only those.
 """
 
 import importlib.util
 import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,12 +21,22 @@ ROOT = Path(__file__).resolve().parents[1]
 spec = importlib.util.spec_from_file_location("assignments", ROOT / "scripts" / "assignments.py")
 assignments = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(assignments)
+support = assignments.support_module()
 
 MASTERS = sorted((ROOT / "assignments").glob("*/*.ipynb"))
+SEEDS = [assignments.DEMO_SEED] + [f"course seed number {i:03d}" for i in range(12)]
 
 
 def cells_of(path):
     return json.loads(path.read_text())["cells"]
+
+
+def demo_cells(path):
+    """The master rendered for the public demo variant (its code parses)."""
+    master = json.loads(path.read_text())
+    values = {**assignments.variant_values(path.stem, assignments.DEMO_SEED),
+              **assignments.fixed_values(master, "a.whl", assignments.DEMO_SEED)}
+    return assignments.render(master, values)["cells"]
 
 
 def questions(cells):
@@ -37,7 +51,7 @@ def questions(cells):
                 block.append(what)
                 if what == "QUESTION":
                     current = {"config": yaml.safe_load(text.split("\n", 1)[1]), "prompt": "", "public": 0,
-                               "hidden": 0, "solution_cells": 0}
+                               "hidden": 0, "solution_cells": 0, "tests": []}
                     found.append(current)
             else:
                 assert block and block.pop() == what, f"unbalanced {marker}"
@@ -51,6 +65,7 @@ def questions(cells):
             current["solution"] = text
         elif block[-1:] == ["TESTS"]:
             current["hidden" if text.startswith("# HIDDEN") else "public"] += 1
+            current["tests"].append(text)
     assert not block, f"unclosed blocks {block}"
     return found
 
@@ -73,24 +88,28 @@ def test_master_structure(path):
     assert config["name"] == path.stem
     assert config["tests"]["files"] is True, "Colab needs the tests as files"
     assert config["init_cell"] is False, "our own init cell runs after the Colab install cell"
-    assert config["files"] == ["assignment_support.py"], "the autograder's copy of the support file wins"
+    assert config["files"] == ["assignment_support.py", "assignment_grading.py"], "the autograder's copies win"
     assert config["requirements"] == "requirements.txt" and config["autograder_files"] == ["{{wheel}}"]
+    assert config["python_version"] == "{{python_version}}", "the grading image runs the Python that CI tests"
     assert config["export_cell"] is False, "otter's export fails on Colab: the hand-in cell replaces it"
     code = [assignments._source(c) for c in cells if c["cell_type"] == "code"]
     install = code[0]
     assert '"google.colab" in sys.modules' in install and "otter-grader==7.0.0" in install
     assert "@{{attnlib_ref}}" in install, "Colab installs the attnlib the assignment was built with"
     assert f"{path.stem}-student.zip" in install
-    assert "assignment_support.arm_cells()" in code[1]
+    setup = [line for line in code[1].splitlines() if line.strip() and not line.startswith("#")]
+    assert setup[:2] == ["import assignment_support", "assignment_support.arm_cells()" + setup[1][30:]], \
+        "the cell limit is armed before anything that can fail"
+    assert f'assignment_support.notebook("{path.stem}")' in code[1] and "otter.Notebook(" not in code[1]
     assert code[-1] == f'assignment_support.hand_in(grader, "{path.stem}")'
     qs = questions(cells)
     assert len(qs) >= 5
     minutes = 0
-    for q in qs:
-        name, points = q["config"]["name"], q["config"]["points"]
-        stated = re.search(r"\((code|written|experiment), (\d+) points?, (\d+) min\)", q["prompt"])
+    for q, demo in zip(qs, questions(demo_cells(path)), strict=True):
+        name, points = q["config"]["name"], assignments.question_points(q["config"])
+        stated = assignments.STATED.search(q["prompt"])
         assert stated, f"{path.stem} {name}: the prompt must say (kind, N points, M min)"
-        assert int(stated.group(2)) == points, f"{name}: prompt says {stated.group(2)} points, config {points}"
+        assert float(stated.group(2)) == points, f"{name}: prompt says {stated.group(2)} points, config {points}"
         minutes += int(stated.group(3))
         assert q["solution_cells"] == 1, f"{name}: one solution cell inside its raw BEGIN/END SOLUTION block"
         if q["config"].get("manual"):
@@ -101,18 +120,81 @@ def test_master_structure(path):
             assert sum(shares) == points, f"{name}: the rubric's shares {shares} do not add up to {points}"
         else:
             assert q["public"] >= 1 and q["hidden"] >= 1, f"{name}: public and hidden tests"
-    assert 90 <= minutes <= 150, f"{path.stem}: {minutes} minutes of work; 90-150 expected"
-    assert "About 2 hours" in assignments._source(cells[1])
+            case_points = q["config"]["points"]
+            assert isinstance(case_points, list) and len(case_points) == q["public"] + q["hidden"], \
+                f"{name}: one point value per test case"
+            for test, value in zip(demo["tests"], case_points, strict=True):
+                values = ("expect_close", "expect_equal", "_s.check(", "isclose", "allclose", "raises", "norm(")
+                only_shape = not any(v in line for line in test.splitlines() if line.startswith("assert")
+                                     for v in values)
+                if only_shape:
+                    assert value == 0, f"{name}: a test of shapes and types only carries points ({test!r})"
+    assert 120 <= minutes <= 180, f"{path.stem}: {minutes} minutes of work; 2-3 hours expected"
+    assert "{{duration}}" in assignments._source(cells[1]), "the header states the sum of the questions' minutes"
     assert any(q["config"].get("manual") for q in qs) and any(not q["config"].get("manual") for q in qs)
+
+
+def test_duration_is_the_sum_of_the_minutes():
+    nb = {"cells": [cell("raw", "# BEGIN QUESTION\nname: q1\npoints: 1"), cell("markdown", "(code, 1 point, 25 min)"),
+                    cell("raw", "# END QUESTION"), cell("raw", "# BEGIN QUESTION\nname: q2\npoints: [1, 2]"),
+                    cell("markdown", "(written, 3 points, 100 min)"), cell("raw", "# END QUESTION")]}
+    assert assignments.duration(nb).startswith("About 2 h 05 min")
+    assert [q["points"] for q in assignments.questions_of(nb)] == [1.0, 3.0]
+
+
+@pytest.mark.parametrize("path", MASTERS, ids=[p.stem for p in MASTERS])
+def test_chapters_named_in_prompts_are_in_the_header(path):
+    """A question that needs a chapter says so, and the header lists it (A2 once left out chapter 8)."""
+    cells = cells_of(path)
+    header = re.search(r"\(chapters? ([^)]*)\)", assignments._source(cells[1])).group(1)
+
+    def numbers(text):
+        out = set()
+        for a, b in re.findall(r"(\d+)(?:[–-](\d+))?", text):
+            out.update(range(int(a), int(b or a) + 1))
+        return out
+
+    listed = numbers(header)
+    mentioned = set()
+    for q in questions(cells):
+        for span in re.findall(r"[Cc]hapters? ((?:\d+(?:[–-]\d+)?(?:, | and )?)+)", q["prompt"]):
+            mentioned |= numbers(span)
+    assert mentioned <= listed, f"{path.stem}: prompts need chapters {sorted(mentioned - listed)}, the header lists {header}"
+
+
+def test_time_limits_are_stated_as_the_support_file_sets_them():
+    for path in MASTERS:
+        text = " ".join(assignments._source(c) for c in cells_of(path))
+        assert "{{test_seconds}}" in text and "{{cell_seconds}}" in text
+        assert not re.search(r"ten seconds|two minutes|\b\d+ s\b(?! )", text.replace("{{", "")), path.stem
+    values = assignments.fixed_values(json.loads(MASTERS[0].read_text()), "w.whl", assignments.DEMO_SEED)
+    assert values["test_seconds"] == f"{support.SECONDS:g}" and values["cell_seconds"] == f"{support.CELL_SECONDS:g}"
+    guide = (ROOT / "book" / "instructors.md").read_text()
+    grade_class = (ROOT / "scripts" / "grade_class.py").read_text()
+    assert "ten seconds" not in guide + grade_class
+    assert f"{support.SECONDS:g} s" in guide and f"{support.CELL_SECONDS:g} s" in guide
+
+
+@pytest.mark.parametrize("path", MASTERS, ids=[p.stem for p in MASTERS])
+def test_the_guide_table_matches_the_masters(path):
+    cells = cells_of(path)
+    qs = questions(cells)
+    auto = sum(assignments.question_points(q["config"]) for q in qs if not q["config"].get("manual"))
+    written = sum(assignments.question_points(q["config"]) for q in qs if q["config"].get("manual"))
+    header = re.search(r"\(chapters? ([^)]*)\)", assignments._source(cells[1])).group(1)
+    row = next(line for line in (ROOT / "book" / "instructors.md").read_text().splitlines()
+               if line.startswith(f"| `{path.stem}`"))
+    assert f"{auto:g} + {written:g}" in row and header in row
+    assert assignments.duration(json.loads(path.read_text())).split(" of work")[0].replace("About ", "") in row
 
 
 @pytest.mark.parametrize("path", MASTERS, ids=[p.stem for p in MASTERS])
 def test_tests_go_through_the_support_file(path):
     """Every test that calls a student's function does it through assignment_support (time limit, no library)."""
-    names = assignments.solution_functions(json.loads(path.read_text()))
+    names = assignments.solution_functions({"cells": demo_cells(path)})
     assert names
     block = []
-    for cell in cells_of(path):
+    for cell in demo_cells(path):
         marker = assignments._raw_marker(cell)
         if marker:
             kind, what = marker.split()
@@ -150,21 +232,63 @@ def test_course_extra_installs_what_its_commands_need():
 # --- variants from a secret seed ----------------------------------------------------------------
 
 
+def extra(path):
+    return assignments.fixed_values(json.loads(path.read_text()), "a.whl", assignments.DEMO_SEED)
+
+
 @pytest.mark.parametrize("path", MASTERS, ids=[p.stem for p in MASTERS])
 def test_variants_render_every_placeholder_and_differ(path):
     master = json.loads(path.read_text())
-    extra = {"variant": "x", "repository": "https://example.org/r", "attnlib_ref": "abc", "wheel": "a.whl"}
     rendered = []
     for seed in (assignments.DEMO_SEED, "a course seed of some length"):
-        values = assignments.variant_module(path.stem).parameters(assignments.variant_rng(seed, path.stem))
-        nb = assignments.render(master, {**values, **extra})
+        values = assignments.variant_values(path.stem, seed)
+        nb = assignments.render(master, {**values, **extra(path)})
         text = "\n".join(assignments._source(c) for c in nb["cells"])
         assert not assignments.PLACEHOLDER.search(text)
         rendered.append(values)
     assert rendered[0] != rendered[1], "two seeds give the same variant"
-    again = assignments.variant_module(path.stem).parameters(assignments.variant_rng("a course seed of some length",
-                                                                                      path.stem))
-    assert again == rendered[1], "a seed must always give the same variant"
+    assert assignments.variant_values(path.stem, "a course seed of some length") == rendered[1], \
+        "a seed must always give the same variant"
+
+
+def _by_question(keys):
+    out = {}
+    for key in keys:
+        question = re.match(r"q\d+", key)
+        if question:
+            out.setdefault(question.group(0), []).append(key)
+    return out
+
+
+@pytest.mark.parametrize("path", MASTERS, ids=[p.stem for p in MASTERS])
+def test_every_code_question_changes_form_and_never_asks_the_published_one(path):
+    """The published solutions answer the canonical form; every variant asks another one, of several."""
+    module = assignments.variant_module(path.stem)
+    canonical = module.canonical()
+    groups = _by_question(canonical)
+    master = json.loads(path.read_text())
+    autograded = set(assignments.master_parts(master)["questions"])
+    assert set(groups) == autograded, f"questions without forms: {sorted(autograded - set(groups))}"
+    seen = {q: set() for q in groups}
+    for seed in SEEDS:
+        values = assignments.variant_values(path.stem, seed)
+        for q, keys in groups.items():
+            form = tuple(str(values[k]) for k in keys)
+            assert form != tuple(str(canonical[k]) for k in keys), f"{seed!r} asks the published form of {q}"
+            seen[q].add(form)
+    assert all(len(forms) >= 2 for forms in seen.values()), {q: len(f) for q, f in seen.items()}
+    # the solution code as published uses only the canonical form's values
+    published = assignments.render(master, {**assignments.variant_values(path.stem, SEEDS[1]), **extra(path),
+                                            **canonical}, strict=False)
+    asked = assignments.render(master, {**assignments.variant_values(path.stem, SEEDS[1]), **extra(path)})
+    assert assignments.solution_cells(published) != assignments.solution_cells(asked)
+
+
+def test_render_indents_lines_of_code():
+    nb = {"cells": [cell("code", "def f(x):\n    {{body}}\n    return {{out}}")]}
+    out = assignments.render(nb, {"body": "y = x\nz = y", "out": "z"})
+    assert assignments._source(out["cells"][0]) == "def f(x):\n    y = x\n    z = y\n    return z"
+    assert assignments._source(assignments.render(nb, {"body": "", "out": "x"})["cells"][0]) == "def f(x):\n\n    return x"
 
 
 def test_render_refuses_unknown_and_unused_names():
@@ -182,6 +306,8 @@ def test_seed_stays_outside_the_repository(tmp_path, monkeypatch):
     inside = ROOT / "_build" / "test.seed"
     with pytest.raises(assignments.AssignmentError, match="is inside the repository"):
         assignments.read_seed(str(inside))
+    with pytest.raises(assignments.AssignmentError, match="no seed file at .* --new-seed"):
+        assignments.read_seed(str(tmp_path / "missing.seed"))
     short = tmp_path / "short.seed"
     short.write_text("abc\n")
     with pytest.raises(assignments.AssignmentError, match="use at least 12"):
@@ -192,6 +318,17 @@ def test_seed_stays_outside_the_repository(tmp_path, monkeypatch):
     monkeypatch.setenv(assignments.SEED_ENV, "another course seed")
     assert assignments.read_seed(None) == "another course seed"
     assert assignments.variant_id("another course seed") not in ("demo", "another course seed")
+
+
+def test_new_seed_creates_its_folder(tmp_path, capsys):
+    target = tmp_path / "private" / "deeper" / "course.seed"
+    assert assignments.main(["--new-seed", str(target)]) == 0
+    assert len(target.read_text().strip()) == 32 and oct(target.stat().st_mode)[-3:] == "600"
+    assert assignments.read_seed(str(target)) == target.read_text().strip()
+    assert assignments.main(["--new-seed", str(target)]) == 1, "an existing seed is never overwritten"
+    assert "exists" in capsys.readouterr().out
+    assert assignments.main(["--new-seed", str(ROOT / "_build" / "x.seed")]) == 1
+    assert assignments.main(["no_such_assignment", "--no-examples"]) == 2
 
 
 # --- example submissions ------------------------------------------------------------------------
@@ -209,27 +346,66 @@ def fit(X, Y):
 @pytest.mark.parametrize("kind, expected", [
     ("raising", 'raise RuntimeError("a bug in fit")'),
     ("looping", "while True:"),
+    ("swallowing", "except:"),
     ("library", "return fit_linear_attention(X, Y).coef"),
     ("wrong", "return _perturbed(_right_fit(*args, **kwargs))"),
+    ("zeros", "return _zeroed(_right_fit(*args, **kwargs))"),
+    ("scipy", "from scipy.linalg import lu_factor"),
 ])
 def test_example_cells(kind, expected):
     library = {"fit": "def fit(X, Y):\n    return fit_linear_attention(X, Y).coef"}
     out = assignments.example_cell(SOLUTION, kind, ["fit"], library)
     assert expected in out and out.startswith("from attnlib.rkhs import cubic_features")
-    if kind != "wrong":
+    if kind not in ("wrong", "zeros", "scipy"):
         assert "lstsq" not in out
     namespace = {}
     exec(compile(out.replace("while True:", "while False:"), "cell", "exec"), namespace)
     assert callable(namespace["fit"])
 
 
-def test_wrong_example_perturbs_every_kind_of_answer():
-    out = assignments.example_cell("def f(x):\n    # BEGIN SOLUTION\n    return x\n    # END SOLUTION", "wrong",
-                                   ["f"], {})
-    namespace = {"np": __import__("numpy")}
-    exec(out, namespace)
-    f = namespace["f"]
-    assert f(True) is False and f(3) == 4 and f((1, 2)) == (2, 3) and list(f([0.0, 1.0])) == [0.5, 1.5]
+def test_wrong_and_zero_examples_change_every_kind_of_answer():
+    np = pytest.importorskip("numpy")
+    for kind, expected in (("wrong", (False, 4, (2, 3), [0.5, 1.5])), ("zeros", (False, 0, (0, 0), [0.0, 0.0]))):
+        out = assignments.example_cell("def f(x):\n    # BEGIN SOLUTION\n    return x\n    # END SOLUTION", kind,
+                                       ["f"], {})
+        namespace = {"np": np}
+        exec(out, namespace)
+        f = namespace["f"]
+        assert (f(True), f(3), f((1, 2)), list(f([0.0, 1.0]))) == expected
+
+
+def test_every_tampering_example_expects_flags_the_plugin_raises():
+    grading = assignments.grading_module()
+    for kind, (code, expected) in assignments.TAMPERING.items():
+        nb = {"cells": [cell("code", code.replace("{name}", "answer"))]}
+        found = " ".join(grading.flags(nb, {}))
+        assert all(flag in found for flag in expected), (kind, found)
+
+
+# --- the instructors' handout -------------------------------------------------------------------
+
+PAGE = ('<html><head><script src="https://cdnjs.cloudflare.com/ajax/libs/require.js/2.1.10/require.min.js"></script>\n'
+        '<script src="https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/latest.js?config=TeX-AMS_CHTML-full,Safe"> '
+        '</script>\n<script type="text/x-mathjax-config">MathJax.Hub.Config({});</script></head>'
+        '<body><p>Inline $x^2$ and display $$\\sum_i a_i$$</p></body></html>')
+
+
+def test_the_handout_loads_nothing_from_the_network():
+    html = assignments.offline_math(PAGE, "/* mathjax */")
+    assert "https://" not in html and "/* mathjax */" in html and "inlineMath" in html
+    with pytest.raises(assignments.AssignmentError, match="still loads"):
+        assignments.offline_math(PAGE.replace("</head>", '<link href="https://x.org/a.css"></head>'), "")
+
+
+def test_the_handout_renders_math_offline(tmp_path):
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("no Chromium here")
+    page = tmp_path / "page.html"
+    page.write_text(assignments.offline_math(PAGE, assignments.mathjax_file().read_text()))
+    done = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000",
+                           "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
+    assert done.stdout.count("<mjx-container") == 2 and "$x^2$" not in done.stdout
 
 
 # --- the leak detector, on a synthetic master ----------------------------------------------------
