@@ -387,7 +387,8 @@ def test_every_tampering_example_expects_flags_the_plugin_raises():
 PAGE = ('<html><head><script src="https://cdnjs.cloudflare.com/ajax/libs/require.js/2.1.10/require.min.js"></script>\n'
         '<script src="https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/latest.js?config=TeX-AMS_CHTML-full,Safe"> '
         '</script>\n<script type="text/x-mathjax-config">MathJax.Hub.Config({});</script></head>'
-        '<body><p>Inline $x^2$ and display $$\\sum_i a_i$$</p></body></html>')
+        '<script type="module">\nconst m = await import("https://cdnjs.cloudflare.com/ajax/libs/mermaid/11.10.0/mermaid.esm.min.mjs");'
+        '\n</script><body><p>Inline $x^2$ and display $$\\sum_i a_i$$</p></body></html>')
 
 
 def test_the_handout_loads_nothing_from_the_network():

@@ -89,7 +89,7 @@ def _q6(order: str, failure: str) -> dict:
     return {"q6_return": "Theta, W" if order == "TW" else "W, Theta",
             "q6_return_words": "the pair `(Theta, W)`" if order == "TW" else "the pair `(W, Theta)` (in that order)",
             "q6_unpack": "" if order == "TW" else "(lambda _pair: _pair[::-1])",
-            "q6_fail": "raise ValueError(why)" if failure == "raise" else "return None",
+            "q6_fail": "raise ValueError(why)" if failure == "raise" else "return None  # this variant refuses with None",
             "q6_fail_words": "(raises `ValueError`, saying which condition failed)" if failure == "raise"
             else "(returns `None`)",
             "q6_fails": fails[failure]}
