@@ -112,10 +112,12 @@ def test_in_process_a_swallowed_limit_is_not_stopped():
                         x += 1
                 except:
                     pass
+        print("looping", flush=True)
         s.call(retry, 0, seconds=0.3)
     """)
-    with pytest.raises(subprocess.TimeoutExpired):
-        subprocess.run([sys.executable, "-c", script], timeout=4, capture_output=True)
+    with pytest.raises(subprocess.TimeoutExpired) as stopped:
+        subprocess.run([sys.executable, "-c", script], timeout=8, capture_output=True)
+    assert b"looping" in (stopped.value.stdout or b""), "the loop started, and was still running at 8 s"
 
 
 def test_nested_limits_keep_the_outer_one():
