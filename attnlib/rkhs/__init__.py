@@ -28,7 +28,8 @@ Modules, one concept each:
 
 * ``features`` -- the cubic features phi(X) and their kernel (chapter 3)
 * ``coefficients`` -- the coefficients p(Theta) of a layer and the SVD back to heads (chapters 3-4)
-* ``regression`` -- Algorithm 1: least squares on the features (chapter 4)
+* ``regression`` -- Algorithm 1: least squares on the features; a fit keeps its normal equations, so
+  ``fit.certificate()`` certifies the same data without a second pass (chapter 4)
 * ``identifiability`` -- the certificate Lambda_D and its span form; how far approximate minimisers
   can be (Lemma A.7, and the pairwise repair of Lemma E.2), under label noise, and for any feature
   map (Lemma E.1) (chapter 5)

@@ -14,6 +14,9 @@ are walked in chunks of rows, each chunk giving the two small factors g and x.
   columns), about 3.7 times fewer flops than ``Phi.T @ Phi`` at d = 16.
 * ``Phi^T Y`` is ``g^T`` times the rows of ``x ⊗ y``, and predictions are
   ``sum_p g_p (x @ C_p)``; neither forms ``Phi``.
+* The pass returns :class:`NormalEquations`, which keeps the distinct entries:
+  a fit solves with them, and the certificate of the same data reads its
+  ``Lambda_D`` from them instead of walking the data again.
 
 The order of the distinct Gram entries follows the paper's Algorithm 2: the
 off-diagonal pairs (j, k), j < k, row by row, then the diagonal. Feature
@@ -30,13 +33,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._linalg import solve_normal
+from .._linalg import Cholesky, cholesky
 from .._validation import as_float_array, check_positive_int
 
 # Chunks are sized so that the largest per-chunk buffer holds about this many floats.
 _CHUNK_FLOATS = 2_000_000
 # The products vech(g g^T) fed to each GEMM of the normal equations: fewer, larger BLAS calls
-# parallelise better, smaller ones stay in cache; 2M floats (16 MB) measured best on one core.
+# parallelise better, smaller ones stay in cache; 2M floats (16 MB, 214 rows at d = 16) measured
+# best on one core and no worse than larger blocks on two (issue 27).
 _GEMM_FLOATS = 2_000_000
 
 
@@ -97,7 +101,8 @@ def solve_memory(d: int, d_out: int) -> int:
     """Bytes the normal equations and their solution need, whatever N is."""
     psi = n_features(d)
     P = d * (d + 1) // 2
-    # Lambda, its equilibrated factor, the distinct-entry GEMM result, the chunk buffers; the gather index
+    # Lambda, its equilibrated factor (kept by the fit), the distinct entries C (kept too), the chunk
+    # buffers; the gather index
     floats = 3 * psi * psi + (P * (P + 1) // 2) * (d * (d + 1) // 2) + _CHUNK_FLOATS + _GEMM_FLOATS + 4 * psi * d_out
     return 8 * floats + 4 * psi * psi
 
@@ -290,19 +295,54 @@ def gram_from_factors(C: np.ndarray, P: int, d: int) -> np.ndarray:
     return np.take(np.ascontiguousarray(C).ravel(), _gram_index(P, d))
 
 
-def normal_equations(seqs: Sequences, mode: str, targets: list | None = None):
-    """Stream the data once: ``Phi^T Phi``, ``Phi^T Y``, ``sum ||y||^2`` and the row count.
+@dataclass(frozen=True, eq=False)
+class NormalEquations:
+    """One pass over the data: the distinct entries of ``Phi^T Phi``, ``Phi^T Y``, ``sum ||y||^2``, the rows.
 
-    Every chunk of rows costs two BLAS calls: ``Phi^T Y`` for the whole chunk,
-    and the distinct entries of ``Phi^T Phi`` in sub-chunks small enough for the
-    products ``vech(g g^T)`` to stay in cache.
+    ``C[pq, lm] = sum_r g_p g_q x_l x_m`` over the feature rows r, with (p, q) and
+    (l, m) the upper-triangle pairs of :func:`_sym_table`; :meth:`gram` unfolds it
+    into the (psi, psi) matrix ``Phi^T Phi``. ``B`` is None without targets.
     """
+
+    C: np.ndarray
+    B: np.ndarray | None
+    yy: float
+    rows: int
+    d: int
+    mode: str
+
+    def gram(self) -> np.ndarray:
+        """``Phi^T Phi`` of shape (psi, psi), a new array."""
+        return gram_from_factors(self.C, gram_width(self.d), self.d)
+
+
+def _row_floats(d: int) -> int:
+    """Floats per feature row of a chunk: the factors g and x, and ``x ⊗ y`` for targets of dimension d.
+
+    The same with or without targets, so that a fit and a certificate of the
+    same data sum their rows in the same chunks and get the same ``Phi^T Phi``
+    to the last bit.
+    """
+    return gram_width(d) + d + d * d
+
+
+def normal_equations(seqs: Sequences, mode: str, targets: list | None = None) -> NormalEquations:
+    """Stream the data once: ``Phi^T Phi`` (distinct entries), ``Phi^T Y``, ``sum ||y||^2`` and the row count.
+
+    Every chunk of rows costs one BLAS call for ``Phi^T Y``, and one GEMM per
+    sub-chunk for the distinct entries of ``Phi^T Phi``: ``vech(g g^T)``
+    (P(P+1)/2 columns) against ``vech(x x^T)`` (d(d+1)/2 columns), accumulated
+    in place (``beta = 1``), so the sum never makes a second pass over C.
+    """
+    from scipy.linalg import blas
+
     d = seqs.d
     P = d * (d + 1) // 2
     Ip, Iq, _ = _sym_table(P)
     Il, Im, _ = _sym_table(d)
     P2 = Ip.size
     C = np.zeros((P2, Il.size))
+    CT = C.T  # (D2, P2), Fortran-ordered: the BLAS call below writes C through it, in place
     d_out = targets[0].shape[1] if targets is not None else 0
     B = np.zeros((P, d * d_out))
     yy = 0.0
@@ -310,13 +350,15 @@ def normal_equations(seqs: Sequences, mode: str, targets: list | None = None):
     starts = np.concatenate([[0], np.cumsum(P - np.arange(P))])  # offsets of the rows p of vech(g g^T)
     inner = max(1, _GEMM_FLOATS // P2)
     buffer = np.empty(P2 * inner)  # reused for every sub-chunk: vech(g g^T), transposed
-    product = np.empty(P2 * Il.size)  # and the sub-chunk's share of C
-    for b, sl, g, x in factor_chunks(seqs, mode, P + d + d * d_out):
+    for b, sl, g, x in factor_chunks(seqs, mode, _row_floats(d)):
         gT = np.ascontiguousarray(g.T)  # (P, r)
         rows += g.shape[0]
         if targets is not None:
             y = targets[b][sl]
-            B += gT @ (x[:, :, None] * y[:, None, :]).reshape(x.shape[0], -1)
+            xy = (x[:, :, None] * y[:, None, :]).reshape(x.shape[0], -1)  # (r, d * d_out)
+            # B += gT @ xy, as B^T += xy^T gT^T in place; the whole pass calls one BLAS library (scipy's), so
+            # that with several threads it never wakes numpy's thread pool while scipy's still spins
+            blas.dgemm(1.0, xy.T, gT.T, beta=1.0, c=B.T, overwrite_c=1)
             yy += float(np.sum(y * y))
         for lo in range(0, g.shape[0], inner):
             hi = min(lo + inner, g.shape[0])
@@ -324,10 +366,9 @@ def normal_equations(seqs: Sequences, mode: str, targets: list | None = None):
             for p in range(P):
                 np.multiply(gT[p, lo:hi], gT[p:, lo:hi], out=aT[starts[p] : starts[p + 1]])
             bx = x[lo:hi, Il] * x[lo:hi, Im]  # (r, d(d+1)/2)
-            # C += aT @ bx, with numpy's BLAS: the same thread pool as every other product here
-            C += np.matmul(aT, bx, out=product.reshape(P2, Il.size))
-    A = gram_from_factors(C, P, d)
-    return A, B.reshape(P * d, d_out), yy, rows
+            # C^T += bx^T aT^T: both operands are Fortran views of C-ordered arrays, so nothing is copied
+            blas.dgemm(1.0, bx.T, aT.T, beta=1.0, c=CT, overwrite_c=1)
+    return NormalEquations(C, B.reshape(P * d, d_out) if targets is not None else None, yy, rows, d, mode)
 
 
 # --- solvers ------------------------------------------------------------------
@@ -341,20 +382,23 @@ class Solution:
     condition: float
     basis: np.ndarray | None = None  # (rank, psi): orthonormal rows spanning the features' row space
     loss: float | None = None  # mean squared residual over every target entry
+    moments: NormalEquations | None = None  # the pass the solution came from
+    factor: Cholesky | None = None  # the equilibrated Cholesky factor of Phi^T Phi, if it was trusted
 
 
-def solve_normal_equations(A: np.ndarray, B: np.ndarray, rows: int) -> Solution | None:
+def solve_normal_equations(ne: NormalEquations, factor: Cholesky | None = None) -> Solution | None:
     """Cholesky on the equilibrated normal equations, or None if it cannot be trusted.
 
-    ``A`` is overwritten.
+    ``factor`` is ``cholesky(ne.gram())`` if the caller has it already.
     """
-    psi = A.shape[0]
-    if rows < psi:
+    psi = n_features(ne.d)
+    if ne.rows < psi:
         return None
-    solved = solve_normal(A, B, overwrite=True)  # the library's one conditioning policy
-    if solved is None:
+    if factor is None:
+        factor = cholesky(ne.gram(), overwrite=True)  # the library's one conditioning policy (attnlib._linalg)
+    if factor is None or not factor.trusted:
         return None
-    return Solution(solved[0], "cholesky", psi, solved[1])
+    return Solution(factor.solve(ne.B), "cholesky", psi, factor.condition, moments=ne, factor=factor)
 
 
 def solve_by_qr(seqs: Sequences, mode: str, targets: list) -> tuple[Solution, float]:
@@ -383,26 +427,29 @@ def solve_by_qr(seqs: Sequences, mode: str, targets: list) -> tuple[Solution, fl
     return Solution(coef, "qr", rank, condition, Vt[:rank]), rss
 
 
-def solve(seqs: Sequences, mode: str, targets: list, *, start: np.ndarray | None = None) -> Solution:
+def solve(seqs: Sequences, mode: str, targets: list, *, start: np.ndarray | None = None,
+          ne: NormalEquations | None = None, factor: Cholesky | None = None) -> Solution:
     """The least-squares fit of Algorithm 1, with its training loss.
 
     One pass builds the normal equations; Cholesky solves them if they are well
     conditioned (the library's policy, :mod:`attnlib._linalg`). Otherwise a
     streamed QR gives the minimum-norm minimiser, or the one nearest to ``start``,
     with a RuntimeWarning that says why (attributed to the caller's caller).
+    ``ne`` (and its ``factor``) if the caller has made the pass already.
     """
-    A, B, yy, rows = normal_equations(seqs, mode, targets)
-    psi, count = A.shape[0], rows * B.shape[1]
-    solution = solve_normal_equations(A, B, rows)
+    ne = normal_equations(seqs, mode, targets) if ne is None else ne
+    psi, count = n_features(ne.d), ne.rows * ne.B.shape[1]
+    solution = solve_normal_equations(ne, factor)
     if solution is not None:
         # at the minimiser ||Y - Phi c||^2 = ||Y||^2 - <c, Phi^T Y>; trusted unless it cancels
-        rss = yy - float(np.sum(solution.coef * B))
-        solution.loss = rss / count if rss > 1e-6 * yy else residual_loss(seqs, mode, targets, solution.coef)
+        rss = ne.yy - float(np.sum(solution.coef * ne.B))
+        solution.loss = rss / count if rss > 1e-6 * ne.yy else residual_loss(seqs, mode, targets, solution.coef)
         return solution
     solution, rss = solve_by_qr(seqs, mode, targets)
     solution.loss = rss / count
+    solution.moments = ne
     if solution.rank < psi:
-        warn_nonunique(rows, psi, solution.rank, nearest=start is not None, stacklevel=4)
+        warn_nonunique(ne.rows, psi, solution.rank, nearest=start is not None, stacklevel=4)
         if start is not None:  # add the part of start that the data cannot see
             V = solution.basis
             solution.coef = solution.coef + start - V.T @ (V @ start)
@@ -416,8 +463,8 @@ def gradient_descent(seqs: Sequences, mode: str, targets: list, steps: int, star
     """K full-batch steps ``c <- c - (Lam c - b) / lambda_max`` from c = start (default 0)."""
     from scipy.linalg import eigvalsh
 
-    A, B, _, rows = normal_equations(seqs, mode, targets)
-    Lam, b = A / rows, B / rows
+    ne = normal_equations(seqs, mode, targets)
+    Lam, b = ne.gram() / ne.rows, ne.B / ne.rows
     psi = Lam.shape[0]
     top = float(eigvalsh(Lam, subset_by_index=[psi - 1, psi - 1])[0])
     coef = np.zeros_like(b) if start is None else start.copy()
@@ -425,7 +472,7 @@ def gradient_descent(seqs: Sequences, mode: str, targets: list, steps: int, star
         for _ in range(steps):
             coef -= (Lam @ coef - b) / top
     rank = int(np.linalg.matrix_rank(Lam, hermitian=True))
-    solution = Solution(coef, f"gradient descent ({steps} steps)", rank, np.inf)
+    solution = Solution(coef, f"gradient descent ({steps} steps)", rank, np.inf, moments=ne)
     solution.loss = residual_loss(seqs, mode, targets, coef)
     return solution
 

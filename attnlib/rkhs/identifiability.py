@@ -2,13 +2,37 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .._linalg import Cholesky, cholesky, largest_eigenvalue, smallest_eigenvalue
 from .._validation import as_float_array, check_flag, check_real
 from . import _normal_equations as _ne
 from .features import cubic_features, n_features
+
+#: Up to this many features the certificate computes the whole spectrum by a dense ``eigh`` (cheap there);
+#: above, a positive definite Lambda_D gets its smallest eigenvalue bracketed through a Cholesky factor.
+_DENSE_UP_TO = 1000
+
+_EPS = np.finfo(float).eps
+
+
+class _SecondMoment:
+    """The pass a certificate came from, and its spectrum once computed (a private, growing cache)."""
+
+    def __init__(self, ne: _ne.NormalEquations, spectrum: tuple | None = None):
+        self.ne = ne
+        self.spectrum = spectrum  # (eigenvalues, eigenvectors) of Lambda_D from a dense eigh, when made
+
+    def lam(self) -> np.ndarray:
+        return self.ne.gram() / self.ne.rows
+
+    def eigenvalues(self) -> np.ndarray:
+        if self.spectrum is None:
+            return np.linalg.eigvalsh(self.lam())
+        return self.spectrum[0]
 
 
 @dataclass(frozen=True, eq=False)
@@ -19,7 +43,7 @@ class Certificate:
     ----------
     lam_min, lam_max : float
         Smallest and largest eigenvalue of ``Lambda_D = Phi^T Phi / N`` (uncentred;
-        ``lam_min`` clipped at 0).
+        ``lam_min`` is 0 when not identifiable).
     rank : int
         Numerical rank of ``Lambda_D`` (eigenvalues above ``psi * eps * lam_max``).
     psi : int
@@ -33,12 +57,22 @@ class Certificate:
         identifiable: with fewer than d^2 heads the minimisers can still agree.
     causal : bool
         Whether the features are those of every prefix.
-    eigenvalues : ndarray of shape (psi,)
-        The whole spectrum of ``Lambda_D``, ascending.
     scale : float
         The power of two the data were divided by (1 for data of ordinary size):
-        ``lam_min``, ``lam_max`` and ``eigenvalues`` are those of ``X / scale``,
-        and ``Lambda_D`` of ``X`` itself has ``scale**6`` times them.
+        ``lam_min``, ``lam_max``, ``lam_min_bounds`` and ``eigenvalues`` are those
+        of ``X / scale``, and ``Lambda_D`` of ``X`` itself has ``scale**6`` times them.
+    lam_min_bounds : (float, float)
+        ``lower <= lambda_min <= upper``. With ``method == "cholesky"`` a proof
+        for the float64 ``Lambda_D`` formed from the data (see
+        :func:`attnlib._linalg.smallest_eigenvalue`); with ``"eigh"``,
+        ``lam_min -+ psi * eps * lam_max``, the usual error of a backward-stable
+        eigensolver (an estimate, not a proof).
+    method : {"eigh", "cholesky"}
+        How ``lam_min`` was found: a dense eigendecomposition (small psi, or a
+        singular or nearly singular ``Lambda_D``), or the Cholesky bracket.
+    eigenvalues : ndarray of shape (psi,)
+        The whole spectrum of ``Lambda_D``, ascending (computed on first use
+        after a ``"cholesky"`` certificate).
     """
 
     lam_min: float
@@ -48,9 +82,23 @@ class Certificate:
     N: int
     identifiable: bool
     causal: bool
-    eigenvalues: np.ndarray = field(repr=False)
-    _basis: np.ndarray = field(repr=False)
     scale: float = 1.0
+    lam_min_bounds: tuple = (0.0, 0.0)
+    method: str = "eigh"
+    _moment: _SecondMoment | None = field(default=None, repr=False)
+
+    @functools.cached_property
+    def eigenvalues(self) -> np.ndarray:
+        """The whole spectrum of ``Lambda_D``, ascending."""
+        return self._moment.eigenvalues()
+
+    @functools.cached_property
+    def _basis(self) -> np.ndarray | None:
+        """(psi, rank) orthonormal columns spanning the range of ``Lambda_D``; None when it is all of R^psi."""
+        if self.identifiable:
+            return None
+        w, V = self._moment.spectrum
+        return V[:, w > self.psi * _EPS * max(float(w[-1]), 0.0)]
 
     def span_residual(self, X):
         """Relative distance of each test feature vector from the span of the training features.
@@ -63,14 +111,17 @@ class Certificate:
         -------
         ndarray of shape (N,) (or (N, n) if causal)
             ``||(I - P) phi|| / ||phi||``, P the projection on the range of
-            ``Lambda_D`` (0 for a zero feature vector). Where it is 0, every
-            least-squares fit of these training data gives the same output.
+            ``Lambda_D`` (0 for a zero feature vector, and everywhere when the
+            certificate is positive: the range is then all of R^psi). Where it is
+            0, every least-squares fit of these training data gives the same output.
         """
         seqs = _ne.as_sequences(X, d=_d_from_psi(self.psi))
         V = self._basis
         mode = "causal" if self.causal else "last"
 
         def residual(g, x):
+            if V is None:
+                return np.zeros((g.shape[0], 1))
             Phi = _ne.features(g, x)
             R = Phi - (Phi @ V) @ V.T
             norm = np.linalg.norm(Phi, axis=1)
@@ -111,6 +162,10 @@ def certificate(X, *, causal: bool = False) -> Certificate:
         ``.lam_min``, ``.rank``, ``.psi``, ``.identifiable``, and the span form
         ``.span_residual(X_test)`` / ``.covers(X_test)`` for singular ``Lambda_D``.
 
+    See Also
+    --------
+    LinearFit.certificate : the same certificate from a fit, without a second pass over the data.
+
     Notes
     -----
     ``Lambda_D = (1/N) sum_i phi(X_i) phi(X_i)^T`` with the features of
@@ -120,6 +175,14 @@ def certificate(X, *, causal: bool = False) -> Certificate:
     and not a necessary one for fewer than d^2 heads. One-hot and ±1 inputs
     always give a singular ``Lambda_D`` for d >= 2: then the span form certifies
     agreement on the test inputs whose features lie in its range. Chapter 5.
+
+    Up to 1000 features the whole spectrum comes from a dense ``eigh``. Above,
+    a positive definite ``Lambda_D`` has its smallest eigenvalue bracketed by
+    its Cholesky factor, a Lanczos iteration and the factorisation of
+    ``Lambda_D - tau I`` (:func:`attnlib._linalg.smallest_eigenvalue`), its
+    largest found by Lanczos, and the spectrum computed only if asked for;
+    a singular or nearly singular one (rank within rounding of deficient)
+    takes the dense path.
 
     The certificate is scale-invariant: the features are cubic, so ``c X`` has
     ``Lambda_D`` equal to ``c**6`` times that of ``X``, with the same rank, the
@@ -140,20 +203,42 @@ def certificate(X, *, causal: bool = False) -> Certificate:
     seqs = _ne.as_sequences(X)
     causal = check_flag("causal", causal)
     scale = _power_of_two_scale(seqs)
-    if scale != 1.0:
-        seqs = replace(seqs, blocks=[(idx, arr / scale) for idx, arr in seqs.blocks])
-    mode = "causal" if causal else "last"
+    seqs = _rescaled(seqs, scale)
     d = seqs.d
-    psi = n_features(d)
     _ne.check_memory("certificate", _ne.solve_memory(d, 0), d)
-    A, _, _, rows = _ne.normal_equations(seqs, mode)
-    w, V = np.linalg.eigh(A / rows)
+    return certify(_ne.normal_equations(seqs, "causal" if causal else "last"), scale)
+
+
+def certify(ne: _ne.NormalEquations, scale: float = 1.0, factor: Cholesky | None = None) -> Certificate:
+    """The certificate of the pass ``ne`` (``mode`` "last" or "causal"), of data divided by ``scale``.
+
+    ``factor`` is the equilibrated Cholesky factor of ``ne.gram()`` if a fit made it.
+    """
+    if ne.mode not in ("last", "causal"):
+        raise ValueError(f"the certificate covers last-token or causal features; these normal equations are of "
+                         f"mode {ne.mode!r}")
+    causal = ne.mode == "causal"
+    psi, rows = n_features(ne.d), ne.rows
+    if psi > _DENSE_UP_TO and rows >= psi:
+        A = ne.gram()
+        factor = cholesky(A) if factor is None else factor
+        bracket = None if factor is None else smallest_eigenvalue(A, factor=factor)
+        # the verdict of the dense path, proved: lambda_min > psi eps trace >= psi eps lambda_max
+        if bracket is not None and bracket.lower > psi * _EPS * float(np.trace(A)):
+            top = largest_eigenvalue(A) / rows
+            low, high = float(bracket.lower) / rows * (1 - 2 * _EPS), bracket.upper / rows * (1 + 2 * _EPS)
+            return Certificate(bracket.value / rows, top, psi, psi, rows, True, causal, scale, (low, high),
+                               "cholesky", _SecondMoment(ne))
+    moment = _SecondMoment(ne)
+    w, V = np.linalg.eigh(moment.lam())
+    moment.spectrum = (w, V)
     top = max(float(w[-1]), 0.0)
-    keep = w > psi * np.finfo(float).eps * top
-    rank = int(keep.sum())
+    tol = psi * _EPS * top
+    rank = int(np.sum(w > tol))
     identifiable = rank == psi
     lam_min = float(max(w[0], 0.0)) if identifiable else 0.0
-    return Certificate(lam_min, top, rank, psi, rows, identifiable, causal, w, V[:, keep], scale)
+    bounds = (max(float(w[0]) - tol, 0.0), max(float(w[0]), 0.0) + tol)
+    return Certificate(lam_min, top, rank, psi, rows, identifiable, causal, scale, bounds, "eigh", moment)
 
 
 def _power_of_two_scale(seqs) -> float:
@@ -183,7 +268,10 @@ def _data_lam_min(cert: Certificate) -> float:
 
 
 def _identifiable_certificate(X, what: str) -> Certificate:
-    cert = certificate(X)
+    return _require_identifiable(certificate(X), what)
+
+
+def _require_identifiable(cert: Certificate, what: str) -> Certificate:
     if not cert.identifiable:
         raise ValueError(f"Lambda_D is singular (rank {cert.rank} of psi={cert.psi}): {what} exists; "
                          "use Certificate.span_residual for the test inputs it still covers")
@@ -510,9 +598,15 @@ def pairwise_bound(X, Y, epsilon: float) -> PairwiseBound:
         raise ValueError(f"Y must hold last-token targets of shape ({seqs.N}, {seqs.d}); received a target "
                          "at every token, which the last-token certificate does not cover")
     epsilon = check_real("epsilon", epsilon, low=0.0)
-    cert = _identifiable_certificate(X, "no layer-independent bound on the parameters")
-    # the least-squares loss of X / scale is that of X (the coefficients absorb scale**3)
-    ls_loss = float(_ne.solve(_rescaled(seqs, cert.scale), "last", targets).loss)
+    # one pass for both the certificate and the least-squares loss (of X / scale, which is that of X: the
+    # coefficients absorb scale**3)
+    scale = _power_of_two_scale(seqs)
+    scaled = _rescaled(seqs, scale)
+    _ne.check_memory("pairwise_bound", _ne.solve_memory(seqs.d, seqs.d), seqs.d)
+    ne = _ne.normal_equations(scaled, "last", targets)
+    factor = cholesky(ne.gram(), overwrite=True) if ne.rows >= n_features(seqs.d) else None
+    cert = _require_identifiable(certify(ne, scale, factor), "no layer-independent bound on the parameters")
+    ls_loss = float(_ne.solve(scaled, "last", targets, ne=ne, factor=factor).loss)
     yy = float(np.mean(np.concatenate(targets) ** 2))
     room = epsilon - ls_loss
     if room < -1e-10 * max(yy, ls_loss, 1e-300):

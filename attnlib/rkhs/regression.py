@@ -11,7 +11,7 @@ from ..heads import Heads
 from . import _normal_equations as _ne
 from .coefficients import as_coef, heads_from_coef
 from .features import n_features
-from .identifiability import _cube_scaled, _power_of_two_scale, _rescaled
+from .identifiability import Certificate, _cube_scaled, _power_of_two_scale, _rescaled, certify
 
 
 @dataclass(frozen=True, eq=False)
@@ -33,6 +33,10 @@ class LinearFit:
         "gradient descent (K steps)".
     rank : int
         Rank of the features on the training data (psi when identifiable).
+
+    The fit also keeps the normal equations it solved (their distinct entries
+    and, when it solved by Cholesky, the factor), so that :meth:`certificate`
+    needs no second pass over the data; that is O(psi^2) memory, whatever N is.
     """
 
     heads: Heads
@@ -41,6 +45,9 @@ class LinearFit:
     mode: str
     solver: str
     rank: int
+    _moments: _ne.NormalEquations | None = field(default=None, repr=False)
+    _factor: object = field(default=None, repr=False)
+    _scale: float = field(default=1.0, repr=False)
 
     def predict(self, X):
         """Outputs of the fitted layer: (N, d) at the last token, or (N, n, d) at every token.
@@ -53,6 +60,37 @@ class LinearFit:
         scale = _power_of_two_scale(seqs)
         seqs, coef = _rescaled(seqs, scale), _cube_scaled(self.coef, scale, "X")
         return _ne.map_rows(seqs, self.mode, lambda g, x: _ne.apply_coef(g, x, coef), d)
+
+    def certificate(self) -> Certificate:
+        """The certificate of the training inputs, from the normal equations this fit already formed.
+
+        Returns
+        -------
+        Certificate
+            Equal to ``certificate(X)`` (``certificate(X, causal=True)`` for a
+            causal fit) of the training inputs X, to the last bit, without
+            walking the data again; when the fit solved by Cholesky, its factor
+            serves the bracket on ``lam_min`` too.
+
+        Raises
+        ------
+        ValueError
+            For a fit of every token with the full Gram matrix (``mode ==
+            "all"``), whose features the certificate does not cover.
+
+        Examples
+        --------
+        >>> from attnlib.rkhs import certificate, fit_linear_attention
+        >>> X = gaussian_inputs(300, 5, 2, rng=0)
+        >>> fit = fit_linear_attention(X, attention(X, random_heads(1, 2, rng=1), kind="linear")[:, -1])
+        >>> fit.certificate().lam_min == certificate(X).lam_min
+        True
+        """
+        if self.mode == "all":
+            raise ValueError("this fit has targets at every token with the full Gram matrix (causal=False); the "
+                             "certificate covers last-token features or causal prefixes: use certificate(X) or a "
+                             "causal fit")
+        return certify(self._moments, self._scale, self._factor)
 
     def __repr__(self) -> str:
         return (f"LinearFit(d={self.coef.shape[1]}, heads={self.heads.m}, mode={self.mode!r}, "
@@ -86,7 +124,8 @@ def fit_linear_attention(X, Y, *, causal: bool = False, steps: int | None = None
     Returns
     -------
     LinearFit
-        ``.heads`` (at most d^2), ``.coef``, ``.predict(X)``, ``.train_loss``.
+        ``.heads`` (at most d^2), ``.coef``, ``.predict(X)``, ``.train_loss``,
+        and ``.certificate()``, the certificate of X from the same pass.
 
     Warns
     -----
@@ -100,8 +139,10 @@ def fit_linear_attention(X, Y, *, causal: bool = False, steps: int | None = None
     -----
     The normal equations are built in one pass over chunks of the data, from
     the Kronecker form ``phi = vech(G) ⊗ x`` (memory O(psi^2), independent of
-    N), equilibrated, and solved by one Cholesky factorisation for all d
-    outputs. If its condition estimate exceeds 1e8, or the minimiser is not
+    N): one GEMM of ``vech(g g^T)`` against ``vech(x x^T)`` per block of rows,
+    about half the flops of ``Phi.T @ Phi`` as a symmetric rank-k update and a
+    quarter of a general matrix product. They are equilibrated and solved by
+    one Cholesky factorisation for all d outputs. If its condition estimate exceeds 1e8, or the minimiser is not
     unique, a streamed QR of ``[Phi, Y]`` and an SVD of R give the
     minimum-norm solution instead. Chapter 4 of the book.
 
@@ -145,4 +186,5 @@ def fit_linear_attention(X, Y, *, causal: bool = False, steps: int | None = None
         solution = _ne.gradient_descent(seqs, mode, targets, steps, c0)
     coef = _cube_scaled(solution.coef, 1.0 / scale, "X")
     # ... then the SVD of the coefficients gives back at most d^2 heads
-    return LinearFit(heads_from_coef(coef), coef, solution.loss, mode, solution.solver, solution.rank)
+    return LinearFit(heads_from_coef(coef), coef, solution.loss, mode, solution.solver, solution.rank,
+                     solution.moments, solution.factor, scale)

@@ -454,3 +454,110 @@ def test_coefficient_matrix_gives_the_output_and_truncation_is_eckart_young():
         Mk = sum(np.outer(T.ravel(), W.ravel()) for T, W in zip(approx.Theta, approx.W, strict=True))
         gap = np.linalg.norm(Mk - M)
         assert gap == pytest.approx(np.sqrt(np.sum(s[k:] ** 2)), abs=1e-10)
+
+
+# --- one pass for the fit and the certificate (issue 27) ----------------------------------------
+
+
+def test_normal_equations_accumulate_every_sub_chunk(monkeypatch):
+    """The distinct-entry GEMMs add into C in place: with many chunks and sub-chunks, the naive sums."""
+    from attnlib.rkhs import _normal_equations as _ne
+
+    rng = np.random.default_rng(30)
+    X = gaussian_inputs(97, 5, 3, rng=rng)
+    Y = rng.standard_normal((97, 3))
+    monkeypatch.setattr(_ne, "_CHUNK_FLOATS", 40 * 31)  # about 40 rows a chunk ...
+    monkeypatch.setattr(_ne, "_GEMM_FLOATS", 7 * 21)  # ... and 7 a GEMM: 3 chunks, 15 GEMMs
+    seqs = _ne.as_sequences(X)
+    ne = _ne.normal_equations(seqs, "last", _ne.as_targets(Y, seqs)[1])
+    Phi = np.array([naive_features(x) for x in X])
+    np.testing.assert_allclose(ne.gram(), Phi.T @ Phi, rtol=1e-12, atol=1e-12 * np.abs(Phi).max() ** 2)
+    np.testing.assert_allclose(ne.B, Phi.T @ Y, rtol=1e-12, atol=1e-12)
+    assert ne.rows == 97 and ne.yy == pytest.approx(np.sum(Y**2), rel=1e-14)
+
+
+def test_fit_agrees_with_exact_lstsq_on_held_out_inputs_to_1e_12():
+    rng = np.random.default_rng(31)
+    d = 5
+    X = gaussian_inputs(400, 6, d, rng=rng)
+    Y = rng.standard_normal((400, d))  # no layer: the residual is far from 0
+    fit = fit_linear_attention(X, Y)
+    Phi = np.array([naive_features(x) for x in X])
+    coef, *_ = np.linalg.lstsq(Phi, Y, rcond=None)  # SVD-based, the oracle
+    X_test = gaussian_inputs(50, 9, d, rng=rng)
+    exact = np.array([naive_features(x) for x in X_test]) @ coef
+    assert fit.solver == "cholesky"
+    assert relative_error(fit.predict(X_test), exact) <= 1e-12
+    assert fit.train_loss == pytest.approx(np.mean((Phi @ coef - Y) ** 2), rel=1e-12)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_certificate_of_a_fit_is_the_certificate_of_its_data(causal, monkeypatch):
+    from attnlib.rkhs import _normal_equations as _ne
+
+    monkeypatch.setattr(_ne, "_CHUNK_FLOATS", 17 * 30)  # several chunks: both must sum the rows alike
+    rng = np.random.default_rng(32)
+    teacher = random_heads(2, 3, rng=rng)
+    X = gaussian_inputs(80, 6, 3, rng=rng)
+    Y = attention(X, teacher, kind="linear", causal=causal)
+    fits = [fit_linear_attention(X, Y if causal else Y[:, -1], causal=causal)]
+    fits.append(fit_linear_attention(X, Y if causal else Y[:, -1], causal=causal, steps=5))  # gradient descent
+    for fit in fits:
+        a, b = fit.certificate(), certificate(X, causal=causal)
+        assert (a.lam_min, a.lam_max, a.rank, a.N, a.causal, a.method) == (b.lam_min, b.lam_max, b.rank, b.N,
+                                                                           b.causal, b.method)
+        np.testing.assert_array_equal(a.eigenvalues, b.eigenvalues)  # the same pass: to the last bit
+
+
+def test_certificate_of_a_fit_covers_rank_deficiency_and_extreme_scales():
+    rng = np.random.default_rng(33)
+    X = boolean_inputs(300, 4, 3, rng=rng)
+    with pytest.warns(RuntimeWarning, match="not unique"):
+        fit = fit_linear_attention(X, rng.standard_normal((300, 3)))  # the QR fallback
+    cert = fit.certificate()
+    assert not cert.identifiable and cert.rank == certificate(X).rank == 12
+    X_test = gaussian_inputs(20, 5, 3, rng=rng)
+    np.testing.assert_array_equal(cert.span_residual(X_test), certificate(X).span_residual(X_test))
+    Xg = gaussian_inputs(200, 5, 3, rng=rng) * 1e30
+    big = fit_linear_attention(Xg, rng.standard_normal((200, 3))).certificate()
+    assert big.scale == certificate(Xg).scale > 1 and big.lam_min == certificate(Xg).lam_min
+
+
+def test_certificate_of_an_every_token_fit_is_refused():
+    X = gaussian_inputs(60, 6, 3, rng=34)
+    fit = fit_linear_attention(X, attention(X, random_heads(1, 3, rng=35), kind="linear"))
+    assert fit.mode == "all"
+    with pytest.raises(ValueError, match=r"every token with the full Gram matrix"):
+        fit.certificate()
+
+
+@pytest.fixture
+def bracket_path(monkeypatch):
+    """The certificate's Cholesky bracket at any size (it starts above 1000 features)."""
+    from attnlib.rkhs import identifiability
+
+    monkeypatch.setattr(identifiability, "_DENSE_UP_TO", 0)
+
+
+def test_bracket_certificate_matches_the_naive_spectrum(bracket_path):
+    rng = np.random.default_rng(36)
+    X = gaussian_inputs(400, 6, 4, rng=rng)
+    Phi = np.array([naive_features(x) for x in X])
+    eig = np.linalg.eigvalsh(Phi.T @ Phi / 400)
+    cert = certificate(X)
+    assert cert.method == "cholesky" and cert.identifiable and cert.rank == 40
+    low, high = cert.lam_min_bounds
+    assert low <= eig[0] <= high and high - low <= 2e-3 * eig[0]
+    assert cert.lam_min == pytest.approx(eig[0], rel=1e-8)
+    assert cert.lam_max == pytest.approx(eig[-1], rel=1e-10)
+    np.testing.assert_allclose(cert.eigenvalues, eig, rtol=1e-9, atol=1e-12 * eig[-1])  # computed when asked
+    assert np.all(cert.span_residual(gaussian_inputs(5, 7, 4, rng=rng)) == 0.0)  # the range is all of R^psi
+    # the fit's factor serves the same bracket
+    fit = fit_linear_attention(X, rng.standard_normal((400, 4)))
+    assert fit.certificate().lam_min_bounds == cert.lam_min_bounds
+
+
+def test_bracket_certificate_falls_back_to_eigh_for_singular_data(bracket_path):
+    X = boolean_inputs(500, 5, 3, rng=37)
+    cert = certificate(X)
+    assert cert.method == "eigh" and not cert.identifiable and cert.rank == 12 and cert.lam_min == 0.0
