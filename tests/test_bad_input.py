@@ -112,6 +112,9 @@ BAD = {
                ({"a": np.ones((3, 2))}, ValueError, "a 2-D array")],
     "rng": [("abc", TypeError, "a string"), (-1, ValueError, "a negative seed"), (1.5, TypeError, "a float"),
             (True, TypeError, "a bool"), ([1, 2], TypeError, "a list"), (object(), TypeError, "an object")],
+    # any finite real number, of either sign
+    "real": [(float("nan"), ValueError, "NaN"), (float("inf"), ValueError, "inf"), ("x", TypeError, "a string"),
+             (True, TypeError, "a bool"), (None, TypeError, "None")],
     "tol": [(float("nan"), ValueError, "NaN"), (float("inf"), ValueError, "inf"), (0.0, ValueError, "zero"),
             (-1.0, ValueError, "negative"), ("x", TypeError, "a string"), (True, TypeError, "a bool"),
             (None, TypeError, "None")],
@@ -400,6 +403,8 @@ MORE = [
     Spec(rkhs_stack.train_stack, XST, YST, epochs=1, kinds={"X": "array", "Y": "array", "layers": "size",
                                                           "heads": "size", "mlp": "flag", "epochs": "size",
                                                           "lr": "tol", "batch_size": "size", "rng": "rng"}),
+    Spec(sculpt.clip_polygon, np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]), 1.0, 0.0, 0.5,
+         kinds={"polygon": "array", "u": "real", "v": "real", "c": "real"}),
     Spec(sculpt.body_slice, body, proxy, np.eye(16)[:2].reshape(2, 4, 4),
          kinds={"origin": "array", "basis": "array", "box": "tol"}),
     Spec(sculpt.certify_candidates, XS, YS, TEACHER.Theta[None], kinds={"X": "array", "Y": "array",

@@ -31,6 +31,7 @@ from .body import (
     Body,
     Certificates,
     body_slice,
+    clip_polygon,
     certify,
     check_feasible,  # noqa: F401  (deprecated alias of feasible_point)
     feasible_point,
@@ -94,6 +95,7 @@ __all__ = [
     "best_scale",
     "binomial_interval",
     "body_slice",
+    "clip_polygon",
     "certify",
     "certify_candidates",
     "carve",

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._deprecated import renamed
-from .._validation import as_float_array, check_positive_float
+from .._validation import as_float_array, check_positive_float, check_real
 from ._common import SculptError, check_data, check_matrix, distinct_from, gap_features, gather_tokens, linprog_highs
 
 # Above this many halfspaces, a bounded LP is solved by adding violated constraints in rounds.
@@ -398,16 +398,42 @@ def body_slice(body: Body, origin, basis, *, box: float = 10.0) -> np.ndarray:
     lines = [(np.einsum("pq,kpq->k", B, body.Z)) for B in basis]
     rhs = body.gamma - np.einsum("pq,kpq->k", origin, body.Z)
     for u, v, c in zip(lines[0], lines[1], rhs, strict=True):
-        P = _clip(P, u, v, c)
+        P = clip_polygon(P, u, v, c)
         if len(P) == 0:
             break
     return P
 
 
-def _clip(P: np.ndarray, u: float, v: float, c: float) -> np.ndarray:
-    """Clip polygon P (V, 2) to the half-plane u s + v t >= c."""
-    if len(P) == 0:
-        return P
+def clip_polygon(polygon, u: float, v: float, c: float) -> np.ndarray:
+    """The part of a convex polygon in the half-plane ``u s + v t >= c`` (one Sutherland-Hodgman step).
+
+    Parameters
+    ----------
+    polygon : array_like of shape (V, 2)
+        Vertices (s, t) in order around the polygon; V may be 0.
+    u, v, c : float
+        The half-plane ``u s + v t >= c``.
+
+    Returns
+    -------
+    ndarray of shape (V', 2)
+        The clipped polygon's vertices, in the same order; empty if nothing is left.
+
+    Examples
+    --------
+    >>> from attnlib.sculpt import clip_polygon
+    >>> clip_polygon([[0, 0], [1, 0], [1, 1], [0, 1]], 1.0, 0.0, 0.5)
+    array([[0.5, 0. ],
+           [1. , 0. ],
+           [1. , 1. ],
+           [0.5, 1. ]])
+    """
+    P = as_float_array("polygon", polygon)
+    if P.size == 0:
+        return np.zeros((0, 2))
+    if P.ndim != 2 or P.shape[1] != 2:
+        raise ValueError(f"polygon must have shape (V, 2), vertices (s, t); received shape {P.shape}")
+    u, v, c = (check_real(name, value) for name, value in (("u", u), ("v", v), ("c", c)))
     f = P @ np.array([u, v]) - c
     out = []
     for i in range(len(P)):

@@ -35,8 +35,7 @@ from .._validation import as_float_array, check_positive_float, check_positive_i
 from ..attention import attention, attention_weights
 from ..heads import Heads, as_heads
 from ..lower_bounds import n_monomials
-from ..sculpt import Body, Span, body_slice, min_norm_point, min_norm_proxy, span_alignment
-from ..sculpt.body import _clip as _clip_halfplane  # one Sutherland-Hodgman step, shared with body_slice
+from ..sculpt import Body, Span, body_slice, clip_polygon, min_norm_point, min_norm_proxy, span_alignment
 from ..tasks.automata import DFA, lookup_heads, query_tokens, table_tokens
 from ._style import COLORS, COLUMN_IN, GREYS, MIN_PT, styled
 from .sculpt import _plane as _slice_plane  # one plane for the slices of chapter 8 and this diagram
@@ -655,7 +654,7 @@ def plot_phase_flow():
 def _clip_to(poly: np.ndarray, s_lo, s_hi, t_lo, t_hi) -> np.ndarray:
     """Clip a polygon (V, 2) to the rectangle [s_lo, s_hi] x [t_lo, t_hi]."""
     for u, v, c in ((1, 0, s_lo), (-1, 0, -s_hi), (0, 1, t_lo), (0, -1, -t_hi)):
-        poly = _clip_halfplane(poly, u, v, c)
+        poly = clip_polygon(poly, u, v, c)
     return poly
 
 
@@ -737,7 +736,7 @@ def face_geometry(heads: Heads, body: Body, span: Span, *, proxy=None, eps: floa
     else:
         poly = _clip_to(body_slice(body, np.zeros((body.d, body.d)), basis, box=far), *view)
         face = None
-    cap = _clip_halfplane(poly, -slab[0], -slab[1], -slab[2]) if len(poly) else poly
+    cap = clip_polygon(poly, -slab[0], -slab[1], -slab[2]) if len(poly) else poly
     points = np.einsum("kpq,jpq->kj", span.points, basis) if len(span.points) else np.zeros((0, 2))
     offsets = float(np.mean(span_alignment(span, heads.Theta)["offsets"]))
     return {"heads": pts, "star": star, "proxy": p, "slab": slab, "slice": poly, "cap": cap, "points": points,

@@ -154,3 +154,29 @@ def test_bad_inputs(data):
         sculpt_body(X, Y, heads.W.sum(0), gamma=0.0)
     with pytest.raises(ValueError, match="basis"):
         body_slice(Body(np.eye(2)[None], 1.0, None, 1), np.zeros((2, 2)), np.zeros((3, 2, 2)))
+
+
+def _area(P):
+    s, t = P[:, 0], P[:, 1]
+    return 0.5 * abs(np.dot(s, np.roll(t, -1)) - np.dot(t, np.roll(s, -1)))
+
+
+def test_clip_polygon_against_grid_counting():
+    """The clipped square's area against a count of grid points in both the square and the half-plane."""
+    from attnlib.sculpt import clip_polygon
+
+    square = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    grid = (np.arange(400) + 0.5) / 400
+    S, T = np.meshgrid(grid, grid)
+    for u, v, c in [(1.0, 0.0, 0.5), (1.0, 1.0, 1.0), (-1.0, 2.0, 0.3), (0.3, -0.7, -0.2)]:
+        clipped = clip_polygon(square, u, v, c)
+        inside = np.mean(u * S + v * T >= c)
+        assert abs(_area(clipped) - inside) < 5e-3, (u, v, c)
+        assert np.all(clipped @ np.array([u, v]) >= c - 1e-12)
+    assert clip_polygon(square, 1.0, 0.0, 2.0).shape == (0, 2)
+    assert np.array_equal(clip_polygon(square, 1.0, 0.0, -1.0), square)
+    assert clip_polygon(np.zeros((0, 2)), 1.0, 0.0, 0.0).shape == (0, 2)
+    with pytest.raises(ValueError, match="polygon"):
+        clip_polygon(np.zeros((3, 3)), 1.0, 0.0, 0.0)
+    with pytest.raises((ValueError, TypeError), match="u"):
+        clip_polygon(square, float("nan"), 0.0, 0.0)
