@@ -42,6 +42,13 @@ def witness_label(page: str, cell: int) -> str:
     return f"witness-{Path(page).name.replace('_', '-')}-{cell}".lower()
 
 
+def chapter_numbers(root: Path) -> dict[str, int]:
+    """The number of each chapter of a numbered part of ``_toc.yml`` ("book/ch05_certificate" -> 5)."""
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    numbered = [c["file"] for part in toc.get("parts", []) if part.get("numbered") for c in part.get("chapters", [])]
+    return {f: k for k, f in enumerate(numbered, start=1)}
+
+
 def toc_pages(root: Path) -> list[Path]:
     """The chapter notebooks and markdown pages of ``_toc.yml``, in reading order."""
     toc = yaml.safe_load((root / "_toc.yml").read_text())
@@ -98,7 +105,9 @@ def _link_text(text: str, limit: int = 64) -> str:
     if len(text) > limit:
         text = text[: limit - 1].rsplit(" ", 1)[0] + "…"
     # the text of a {ref} role: no backticks, no angle brackets
-    return text.replace("`", "'").replace("<", "‹").replace(">", "›")
+    for a, b in (("<=", "≤"), (">=", "≥"), ("->", "→"), ("`", "'"), ("<", "‹"), (">", "›")):
+        text = text.replace(a, b)
+    return text
 
 
 def chapter_title(page: prose.Page) -> str:
@@ -123,12 +132,14 @@ def index_markdown(root: Path) -> tuple[str, list[Path]]:
     """The MyST source of the index (a section per chapter), and the files it was read from."""
     pages, by_label = _entries(root)
     pages_by_name = {p.name: p for p in pages}
+    numbers = chapter_numbers(root)
     lines = []
     for page in pages:
         found = prose.statements(page)
         if not found:
             continue
-        lines += [f"## {chapter_title(page)}", ""]
+        number = f"{numbers[page.name]}. " if page.name in numbers else ""
+        lines += [f"## {number}{chapter_title(page)}", ""]
         for s in found:
             source = prose.source_kind(s.source) or "**source not stated**"
             ws = by_label.get(s.label, [])
@@ -150,6 +161,7 @@ def index_markdown(root: Path) -> tuple[str, list[Path]]:
 def summary_markdown(root: Path) -> tuple[str, list[Path]]:
     """A table: per chapter, its statements, how many are witnessed, how many say why not."""
     pages, by_label = _entries(root)
+    numbers = chapter_numbers(root)
     rows, totals = [], [0, 0, 0]
     for page in pages:
         found = prose.statements(page)
@@ -158,7 +170,8 @@ def summary_markdown(root: Path) -> tuple[str, list[Path]]:
         counts = [len(found), sum(1 for s in found if by_label.get(s.label)),
                   sum(1 for s in found if not by_label.get(s.label) and s.no_witness)]
         totals = [a + b for a, b in zip(totals, counts)]
-        rows.append(f"| {chapter_title(page)} | {counts[0]} | {counts[1]} | {counts[2]} |")
+        number = f"{numbers[page.name]}. " if page.name in numbers else ""
+        rows.append(f"| {number}{chapter_title(page)} | {counts[0]} | {counts[1]} | {counts[2]} |")
     head = ["| chapter | statements | witnessed | no witness, with a reason |", "|---|---|---|---|"]
     foot = [f"| **all** | **{totals[0]}** | **{totals[1]}** | **{totals[2]}** |"]
     return "\n".join(head + rows + foot), [p.path for p in pages]
