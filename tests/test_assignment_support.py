@@ -504,11 +504,18 @@ def test_each_tampering_cell_is_neutralised_and_flagged(case):
         import sys, types, numpy
         sys.modules["assignment_support"] = support = types.ModuleType("assignment_support")
         support.call = support.expect_close = marker = object()
+        # otter comes with the course extra only: stand in for the module a cell may patch
+        for name in ("otter", "otter.test_files", "otter.test_files.ok_test"):
+            sys.modules[name] = types.ModuleType(name)
+        sys.modules["otter"].test_files = sys.modules["otter.test_files"]
+        sys.modules["otter.test_files"].ok_test = ok_test = sys.modules["otter.test_files.ok_test"]
+        ok_test.run_doctest = marker
         isclose = numpy.isclose
         def get_ipython():
             raise AssertionError("the IPython hook was registered")
         exec(compile({graded!r}, "kept", "exec"), {{"np": numpy, "get_ipython": get_ipython}})
         assert numpy.isclose is isclose and support.call is marker and support.expect_close is marker
+        assert ok_test.run_doctest is marker
     """)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
                           cwd=Path(__file__).parent)

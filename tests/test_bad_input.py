@@ -530,7 +530,8 @@ def test_table_size_and_categories():
     """At least as many cases as the issue's first pass (about 940), every kind represented."""
     kinds = {kind for spec in SPECS + MORE + _views() for kind in spec.kinds.values()}
     assert kinds == {"array", "optarray", "intarray", "index", "count", "layer", "series", "flag", "size",
-                     "optsize", "rng", "tol", "opttol", "choice", "heads", "function", "object", "mapping", "results"}
+                     "optsize", "rng", "tol", "opttol", "choice", "heads", "function", "object", "mapping", "results",
+                     "real"}
     assert len(TABLE) + len(REPRODUCERS) + len(NAMES_AND_STRUCTURES) >= 940
 
 
