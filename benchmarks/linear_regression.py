@@ -1,23 +1,32 @@
-"""How fast is learning linear attention by regression? Four ratios, measured in one run.
+"""How fast is learning linear attention by regression? Five comparisons, measured in one run.
 
-    python benchmarks/linear_regression.py            # all four parts
-    python benchmarks/linear_regression.py --part a   # or any of a, b, c, d
+    python benchmarks/linear_regression.py            # all five parts
+    python benchmarks/linear_regression.py --part a   # or any of a, b, c, d, e
 
-(a) ``fit_linear_attention`` against one ``Phi.T @ Phi`` on the same features
-    (d = 16, N = 17,408, n = 16). The fit builds the normal equations in
-    Kronecker form, solves them, folds the SVD into heads and computes the loss;
-    the GEMM alone is a lower bound for any method that forms Phi^T Phi.
+(a) ``fit_linear_attention`` against the products that bound it below, on the same
+    features (d = 16, N = 17,408, n = 16), at 1 and at 2 BLAS threads (each in a
+    fresh process): a dense GEMM ``Phi.T @ Phi2`` (2 N psi^2 flops) and numpy's
+    ``Phi.T @ Phi``, which numpy recognises as a symmetric rank-N update (dsyrk,
+    N psi (psi + 1) flops, half the GEMM's). The fit builds the normal equations in
+    Kronecker form (2 N P(P+1)/2 d(d+1)/2 flops, P = d(d+1)/2: 0.54 of the symmetric
+    update's at d = 16), solves them by Cholesky (psi^3 / 3), folds the SVD into
+    heads and computes the loss. It prints each one's flop rate.
 (b) Regression against the Adam baseline (``attnlib.train`` with d^2 heads) as
     the time to reach a relative test error of 1e-6 (d = 8).
 (c) Regression against ``np.linalg.lstsq`` on the same features as (a).
 (d) Peak memory of a fit at N = 200,000, d = 16, in a fresh subprocess: the
     process's peak resident size and the peak of the fit's own allocations.
+(e) The certificate of a fit's data (``fit.certificate()``: lambda_min of Lambda_D from
+    the normal equations the fit already formed, bracketed with its Cholesky factor)
+    against the plain way of getting a smallest eigenvalue from features already built:
+    the centred covariance in float32 and ``np.linalg.eigh``, at d = 16 and N = 4,000,
+    10,000 and 50,000.
 
-Timings interleave the two contenders and report medians over repeats, because
+Timings interleave the contenders and report medians over repeats, because
 the machine is shared and noisy. The first line prints the core count, the load
 average and the BLAS thread setting, which the ratios depend on.
 
-A run of all four parts writes what it printed, as numbers, to
+A run of all five parts writes what it printed, as numbers, to
 ``benchmarks/results/linear_regression.json`` (with ``_results.write_results``:
 date, commit, machine, BLAS threads, the command and the hash of every source
 file it ran), which chapter 4 quotes. On a shared machine run it as
@@ -63,17 +72,85 @@ def teacher_data(N, n, d, rng):
     return teacher, X, attention(X, teacher, kind="linear")[:, -1]
 
 
-def part_a(repeats: int, rng) -> dict:
+def kronecker_flops(N: int, d: int, d_out: int) -> dict:
+    """Flops of the fit's stages and of the two products it is measured against."""
+    P = d * (d + 1) // 2
+    psi = n_features(d)
+    return {"normal_equations": 2 * N * (P * (P + 1) // 2) * (d * (d + 1) // 2) + 2 * N * P * d * d_out,
+            "cholesky": psi**3 / 3, "dense_gemm": 2 * N * psi**2, "symmetric": N * psi * (psi + 1)}
+
+
+PART_A_CHILD = textwrap.dedent("""
+    import json, sys
+    sys.path.insert(0, {here!r})
+    import numpy as np
+    from linear_regression import part_a_here
+    print(json.dumps(part_a_here({repeats})))
+""")
+
+
+def part_a_here(repeats: int) -> dict:
+    """Part (a) at this process's BLAS threads: medians of the fit, the dense GEMM and the symmetric product."""
     d, N, n = 16, 17_408, 16
-    _, X, Y = teacher_data(N, n, d, rng)
+    _, X, Y = teacher_data(N, n, d, np.random.default_rng(0))
     Phi = cubic_features(X)
-    fit_linear_attention(X[:500], Y[:500])  # warm-up: imports, caches
-    t = interleaved({"fit": lambda: fit_linear_attention(X, Y), "gemm": lambda: Phi.T @ Phi}, repeats)
-    print(f"(a) d={d}, N={N:,}, n={n}, psi={n_features(d)}: fit {t['fit']:.3f} s, "
-          f"Phi.T @ Phi {t['gemm']:.3f} s  ->  fit / GEMM = {t['fit'] / t['gemm']:.2f}  (target <= 0.5, must be <= 1)")
-    result = {"d": d, "N": N, "n": n, "psi": n_features(d), "fit_seconds": t["fit"], "gemm_seconds": t["gemm"],
-              "fit_over_gemm": t["fit"] / t["gemm"]}
-    return {"X": X, "Y": Y, "Phi": Phi, "fit": t["fit"]}, result
+    Phi2 = Phi.copy()  # a second buffer: numpy runs Phi.T @ Phi2 as a general GEMM
+    fit_linear_attention(X[:3000], Y[:3000])  # warm-up: imports, caches
+    t = interleaved({"fit": lambda: fit_linear_attention(X, Y), "gemm": lambda: Phi.T @ Phi2,
+                     "symmetric": lambda: Phi.T @ Phi}, repeats)
+    flops = kronecker_flops(N, d, d)
+    fit_flops = flops["normal_equations"] + flops["cholesky"]
+    return {"d": d, "N": N, "n": n, "psi": n_features(d),
+            "fit_seconds": t["fit"], "gemm_seconds": t["gemm"], "symmetric_seconds": t["symmetric"],
+            "fit_over_gemm": t["fit"] / t["gemm"], "fit_over_symmetric": t["fit"] / t["symmetric"],
+            "fit_gflops": fit_flops / t["fit"] / 1e9, "gemm_gflops": flops["dense_gemm"] / t["gemm"] / 1e9,
+            "symmetric_gflops": flops["symmetric"] / t["symmetric"] / 1e9,
+            "flop_floor_over_symmetric": fit_flops / flops["symmetric"]}
+
+
+def part_a(repeats: int, threads=(1, 2)) -> dict:
+    """Part (a) at each BLAS thread count, each in a fresh process (OpenBLAS fixes its threads at start)."""
+    out = {}
+    here = os.path.dirname(os.path.abspath(__file__))
+    for k in threads:
+        env = {**os.environ, "OPENBLAS_NUM_THREADS": str(k), "OMP_NUM_THREADS": str(k)}
+        done = subprocess.run([sys.executable, "-c", PART_A_CHILD.format(here=here, repeats=repeats)],
+                              capture_output=True, text=True, check=True, env=env)
+        r = json.loads(done.stdout.strip().splitlines()[-1])
+        print(f"(a) {k} BLAS thread{'s' * (k > 1)}, d={r['d']}, N={r['N']:,}, n={r['n']}, psi={r['psi']}: "
+              f"fit {r['fit_seconds']:.2f} s ({r['fit_gflops']:.1f} GFlop/s in its normal equations and Cholesky), "
+              f"dense GEMM {r['gemm_seconds']:.2f} s ({r['gemm_gflops']:.1f} GFlop/s), "
+              f"symmetric Phi.T @ Phi {r['symmetric_seconds']:.2f} s ({r['symmetric_gflops']:.1f} GFlop/s)"
+              f"\n    ->  fit / dense GEMM = {r['fit_over_gemm']:.2f} (target <= 0.6), "
+              f"fit / symmetric product = {r['fit_over_symmetric']:.2f} "
+              f"(its flops alone: {r['flop_floor_over_symmetric']:.2f})")
+        out[str(k)] = r
+    return out
+
+
+def part_e(repeats: int, rng) -> dict:
+    """The certificate from a fit against a float32 covariance and eigh on features already built."""
+    d, n = 16, 16
+    out = []
+    for N in (4_000, 10_000, 50_000):
+        _, X, Y = teacher_data(N, n, d, rng)
+        fit = fit_linear_attention(X, Y)
+        F = cubic_features(X).astype(np.float32)
+        del X, Y
+
+        def covariance_eigh():
+            Fc = F - F.mean(axis=0)
+            w, _ = np.linalg.eigh(Fc.T @ Fc / np.float32(N))
+            return w[0]
+
+        t = interleaved({"certificate": fit.certificate, "float32": covariance_eigh}, repeats)
+        ratio = t["float32"] / t["certificate"]
+        print(f"(e) d={d}, N={N:,}: certificate from the fit {t['certificate']:.2f} s, float32 covariance + eigh on "
+              f"the features {t['float32']:.2f} s  ->  float32 / certificate = {ratio:.1f}  (target >= 2)")
+        out.append({"N": N, "certificate_seconds": t["certificate"], "float32_seconds": t["float32"],
+                    "float32_over_certificate": ratio})
+        del F, fit
+    return {"d": d, "n": n, "runs": out}
 
 
 def part_b(repeats: int, rng, budget: float) -> dict:
@@ -118,11 +195,13 @@ def part_b(repeats: int, rng, budget: float) -> dict:
     return result
 
 
-def part_c(data: dict, repeats: int) -> dict:
-    X, Y, Phi = data["X"], data["Y"], data["Phi"]
+def part_c(repeats: int, rng) -> dict:
+    d, N, n = 16, 17_408, 16
+    _, X, Y = teacher_data(N, n, d, rng)
+    Phi = cubic_features(X)
     t = interleaved({"fit": lambda: fit_linear_attention(X, Y),
                      "lstsq": lambda: np.linalg.lstsq(Phi, Y, rcond=None)}, max(1, repeats // 2))
-    print(f"(c) same data as (a): fit {t['fit']:.3f} s, np.linalg.lstsq on the features {t['lstsq']:.3f} s "
+    print(f"(c) d={d}, N={N:,}, n={n}: fit {t['fit']:.3f} s, np.linalg.lstsq on the features {t['lstsq']:.3f} s "
           f"(features already built)  ->  lstsq / fit = {t['lstsq'] / t['fit']:.1f}")
     return {"fit_seconds": t["fit"], "lstsq_seconds": t["lstsq"], "lstsq_over_fit": t["lstsq"] / t["fit"]}
 
@@ -161,9 +240,12 @@ def part_d() -> dict:
             "fit_traced_bytes": m["traced"], "features_bytes": phi, "seconds": seconds}
 
 
+PARTS = ["a", "b", "c", "d", "e"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", nargs="*", default=["a", "b", "c", "d"], choices=["a", "b", "c", "d"])
+    parser.add_argument("--part", nargs="*", default=PARTS, choices=PARTS)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--budget", type=float, default=120.0, help="seconds for each Adam run in (b)")
     args = parser.parse_args()
@@ -174,16 +256,20 @@ def main() -> None:
     started = time.perf_counter()
     rng = np.random.default_rng(0)
     results = {"cores": os.cpu_count(), "load_average": load, "repeats": args.repeats, "budget": args.budget}
-    data = None
-    if "a" in args.part or "c" in args.part:
-        data, results["a"] = part_a(args.repeats, rng)
+    if "a" in args.part:
+        results["a"] = part_a(args.repeats)
     if "b" in args.part:
         results["b"] = part_b(args.repeats, rng, args.budget)
     if "c" in args.part:
-        results["c"] = part_c(data, args.repeats)
+        results["c"] = part_c(args.repeats, rng)
     if "d" in args.part:
         results["d"] = part_d()
-    if set(args.part) == {"a", "b", "c", "d"}:  # only a full run replaces the file chapter 4 quotes
+    if "e" in args.part:
+        results["e"] = part_e(args.repeats, rng)
+    end = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "unknown"
+    results["load_average_end"] = end
+    print(f"load average at the end {end}")
+    if set(args.part) == set(PARTS):  # only a full run replaces the file chapter 4 quotes
         results["seconds"] = time.perf_counter() - started
         print(f"results written to {write_results('linear_regression', results)}")
     else:

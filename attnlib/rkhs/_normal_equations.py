@@ -351,20 +351,20 @@ def normal_equations(seqs: Sequences, mode: str, targets: list | None = None) ->
     inner = max(1, _GEMM_FLOATS // P2)
     buffer = np.empty(P2 * inner)  # reused for every sub-chunk: vech(g g^T), transposed
     for b, sl, g, x in factor_chunks(seqs, mode, _row_floats(d)):
-        gT = np.ascontiguousarray(g.T)  # (P, r)
         rows += g.shape[0]
         if targets is not None:
             y = targets[b][sl]
             xy = (x[:, :, None] * y[:, None, :]).reshape(x.shape[0], -1)  # (r, d * d_out)
-            # B += gT @ xy, as B^T += xy^T gT^T in place; the whole pass calls one BLAS library (scipy's), so
+            # B += g^T xy, as B^T += xy^T g in place; the whole pass calls one BLAS library (scipy's), so
             # that with several threads it never wakes numpy's thread pool while scipy's still spins
-            blas.dgemm(1.0, xy.T, gT.T, beta=1.0, c=B.T, overwrite_c=1)
+            blas.dgemm(1.0, xy.T, g, beta=1.0, c=B.T, overwrite_c=1)
             yy += float(np.sum(y * y))
         for lo in range(0, g.shape[0], inner):
             hi = min(lo + inner, g.shape[0])
+            gT = np.ascontiguousarray(g[lo:hi].T)  # (P, rows): the products below read it from cache
             aT = buffer[: P2 * (hi - lo)].reshape(P2, hi - lo)
             for p in range(P):
-                np.multiply(gT[p, lo:hi], gT[p:, lo:hi], out=aT[starts[p] : starts[p + 1]])
+                np.multiply(gT[p], gT[p:], out=aT[starts[p] : starts[p + 1]])
             bx = x[lo:hi, Il] * x[lo:hi, Im]  # (r, d(d+1)/2)
             # C^T += bx^T aT^T: both operands are Fortran views of C-ordered arrays, so nothing is copied
             blas.dgemm(1.0, bx.T, aT.T, beta=1.0, c=CT, overwrite_c=1)
