@@ -65,6 +65,25 @@ def test_glue_in_a_kernel_hands_the_formatted_text_to_myst_nb(monkeypatch):
     assert calls == [(("ch00-x", "8.2×10⁻¹⁵"), {"display": False})]
 
 
+def test_glue_without_myst_nb_returns_the_text_and_shows_nothing(monkeypatch, capsys):
+    """Colab installs attnlib[viz] only: in a kernel without myst-nb, glue must not fail or display."""
+    import builtins
+
+    import IPython
+
+    real_import = builtins.__import__
+
+    def no_myst_nb(name, *args, **kwargs):
+        if name == "myst_nb" or name.startswith("myst_nb."):
+            raise ImportError("No module named 'myst_nb'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(IPython, "get_ipython", lambda: object())  # as in a kernel
+    monkeypatch.setattr(builtins, "__import__", no_myst_nb)
+    assert prose.glue("ch00-x", 0.953, ".0%") == "95%"
+    assert capsys.readouterr().out == ""
+
+
 def test_markdown_table_renders_rows_and_checks_them():
     table = prose.markdown_table(["a", "b"], [[1, "x"], ["2", "y"]])
     assert table.data.splitlines() == ["| a | b |", "|---|---|", "| 1 | x |", "| 2 | y |"]
