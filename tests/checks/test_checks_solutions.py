@@ -10,7 +10,7 @@ seen, and compared with what its run printed or left, or, for a pen-and-paper so
 independent computation; a qualitative result is anchored by its phrase and asserted on the run.
 The last tests change a stated number or a printed result and check that the claims then fail.
 
-Two solutions take a minute or more (``SLOW``, marked ``slow``); the README's test command runs
+Three solutions take a minute or more (``SLOW``, marked ``slow``); the README's test command runs
 them. ``python tests/checks/test_checks_solutions.py ex-04-lengths`` shows one solution's run:
 the chapter cells it uses, what it prints, and how long it takes.
 """
@@ -32,7 +32,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 import scipy.optimize
-from _solutions import SOLUTIONS, Solution, chapter_slice, close, first_failure, glued, run
+from _solutions import SOLUTIONS, Solution, chapter_slice, close, first_failure, glued, names_of, run
 
 import attnlib.lower_bounds as lb
 from attnlib import Heads, attention, boolean_inputs, gaussian_inputs, random_heads, softmax, squared_loss
@@ -1013,6 +1013,8 @@ def test_solution_runs_and_shows_what_it_says(label):
     called = {node.func.id for node in ast.walk(ast.parse(solution.code or "pass"))
               if isinstance(node, ast.Call) and getattr(node.func, "id", "").startswith("check_")}
     assert called == named, f"the solution calls {sorted(called)}; the exercise names {sorted(named)}"
+    names = names_of(solution.code)
+    assert not names.changed & names.free, f"the solution changes the chapter's {sorted(names.changed & names.free)}"
     result = run(label)
     checks = [line for line in result.lines if line.startswith("check_")]
     assert len(checks) == len(re.findall(r"^\s*check_\w+\(", solution.code, re.M)), result.out
