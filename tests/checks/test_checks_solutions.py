@@ -266,6 +266,10 @@ def _(run):
     generic = [sum(min(3, m * s) for s in range(1, 4)) for m in (1, 2)]
     assert [one, two] == sums == generic and bound == min(9, 2 * 6) and symmetric == 9
     assert run.printed(r"^(\d) (\d+)$") == [[1, one], [2, two]] and float(run.lines[-1]) == symmetric, run.out
+    run.says("although it is the placement of smallest Frobenius norm")
+    h = run.namespace["h"]
+    upper = parameter_map(h)  # the fold's placement: each pair coefficient on one side of the diagonal
+    assert np.linalg.norm(run.namespace["M_sym"]) < np.linalg.norm(upper)
 
 
 @claim("ex-03-parameter-map")
