@@ -8,15 +8,54 @@ refine ``S = sum_i W_i``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from .._arguments import arguments, instance
 from .._linalg import lstsq
-from .._validation import check_axis_values, check_flag, check_positive_float, check_positive_int, check_sequences
-from ._common import SculptError, check_data, check_matrix, distinct_from, gather_tokens
+from .._validation import check_axis_values, check_sequences
+from ._common import (
+    SculptError,
+    check_data,
+    check_finite,
+    check_matrix,
+    check_proxy,
+    distinct_from,
+    gather_tokens,
+    spanning_prefix,
+)
 from .body import Body
-from .sum_w import spanning_prefix, trimmed_sum_W
+from .sum_w import trimmed_sum_W
 
 
+@arguments(estimate="array", slice_only="array", rows="size", threshold="real")
+@dataclass(frozen=True, eq=False)
+class SliceFit:
+    """Phase 3's slice regression (:func:`refine_sum_W`): the refined estimate of ``sum_i W_i``.
+
+    Attributes
+    ----------
+    estimate : ndarray of shape (d, d)
+        The refined estimate (after the atom step, if it was taken).
+    slice_only : ndarray of shape (d, d)
+        The estimate from the slice alone, before the atom step.
+    rows : int
+        Rows in the slice.
+    threshold : float
+        The proxy margin at the cut, in proxy units.
+    """
+
+    estimate: np.ndarray
+    slice_only: np.ndarray
+    rows: int
+    threshold: float
+
+    def __repr__(self) -> str:
+        return f"SliceFit(rows={self.rows}, threshold={self.threshold:.3g})"
+
+
+@arguments(body=instance(Body, where="sculpt_body"), phase="text")
 def min_norm_proxy(body: Body, *, phase: str = "phase 3") -> np.ndarray:
     """The point of the body closest to the origin: the minimum-norm proxy.
 
@@ -68,6 +107,7 @@ def min_norm_proxy(body: Body, *, phase: str = "phase 3") -> np.ndarray:
     return (-r[:-1] / r[-1]).reshape(d, d)
 
 
+@arguments(X="array", proxy="array")
 def proxy_margins(X, proxy) -> tuple[np.ndarray, np.ndarray]:
     """The token each row attends to under the proxy, and the proxy's logit-gap margin.
 
@@ -85,7 +125,7 @@ def proxy_margins(X, proxy) -> tuple[np.ndarray, np.ndarray]:
         ``inf`` when all tokens equal x_b.
     """
     X, _ = check_sequences(X)
-    P = check_matrix("proxy", proxy, X.shape[-1])
+    P = check_proxy(proxy, X.shape[-1])
     L = np.einsum("Nap,pq,Nbq->Nab", X, P, X)  # proxy logits (N, a, b)
     b = L.argmax(axis=-1)
     gaps = np.take_along_axis(L, b[..., None], axis=-1) - L  # (N, a, c)
@@ -93,8 +133,10 @@ def proxy_margins(X, proxy) -> tuple[np.ndarray, np.ndarray]:
     return b, gaps.min(axis=-1)
 
 
+@arguments(X="cube", Y="array", proxy="array", quantile="fraction", keep="fraction", iterations="size",
+           min_rows="optsize", atoms="flag")
 def refine_sum_W(X, Y, proxy, *, quantile: float = 0.05, keep: float = 0.5, iterations: int = 5,
-                 min_rows: int | None = None, atoms: bool = True) -> tuple[np.ndarray, dict]:
+                 min_rows: int | None = None, atoms: bool = True) -> SliceFit:
     """Phase 3: regress labels on the proxy's token over the slice where the proxy's margin is largest.
 
     Parameters
@@ -116,10 +158,10 @@ def refine_sum_W(X, Y, proxy, *, quantile: float = 0.05, keep: float = 0.5, iter
 
     Returns
     -------
-    S : ndarray of shape (d, d)
-    info : dict
-        ``"rows"`` (slice size), ``"threshold"`` (margin at the cut, in proxy
-        units) and ``"slice_only"`` (the estimate before the atom step).
+    SliceFit
+        ``estimate`` (the refined sum), ``slice_only`` (the estimate before the
+        atom step), ``rows`` (slice size) and ``threshold`` (margin at the cut,
+        in proxy units).
 
     Notes
     -----
@@ -133,20 +175,14 @@ def refine_sum_W(X, Y, proxy, *, quantile: float = 0.05, keep: float = 0.5, iter
     >>> from attnlib.sculpt import min_norm_point, planted_instance, refine_sum_W
     >>> heads = planted_instance(2, 4, scale=6.0, shared=0.8, rng=0)
     >>> X = boolean_inputs(4000, 3, 4, rng=1)
-    >>> S, info = refine_sum_W(X, attention(X, heads), min_norm_point(heads.Theta)[0])
-    >>> bool(np.linalg.norm(S - heads.W.sum(0)) < 0.01 * np.linalg.norm(heads.W.sum(0)))
+    >>> fit = refine_sum_W(X, attention(X, heads), min_norm_point(heads.Theta)[0])
+    >>> bool(np.linalg.norm(fit.estimate - heads.W.sum(0)) < 0.01 * np.linalg.norm(heads.W.sum(0)))
     True
     """
     X, Y = check_data(X, Y)
     N, n, d = X.shape
-    quantile = check_positive_float("quantile", quantile)
-    keep = check_positive_float("keep", keep)
-    if quantile > 1 or keep > 1:
-        raise ValueError(f"quantile and keep must be in (0, 1]; received {quantile}, {keep}")
-    iterations = check_positive_int("iterations", iterations)
-    min_rows = 5 * d if min_rows is None else check_positive_int("min_rows", min_rows)
-    atoms = check_flag("atoms", atoms)
-    b, margin = proxy_margins(X, proxy)
+    min_rows = 5 * d if min_rows is None else min_rows
+    b, margin = proxy_margins(X, check_proxy(proxy, d))
     margin, tokens, labels = margin.ravel(), gather_tokens(X, b).reshape(N * n, d), Y.reshape(N * n, d)
     finite = np.flatnonzero(np.isfinite(margin))
     if len(finite) < min_rows:
@@ -161,12 +197,11 @@ def refine_sum_W(X, Y, proxy, *, quantile: float = 0.05, keep: float = 0.5, iter
         r = np.linalg.norm(B - A @ S, axis=-1)
         near = spanning_prefix(A, np.argsort(r), int(np.ceil(keep * len(r))), phase="phase 3")
         S = lstsq(A[near], B[near]).x
-    info = {"rows": len(rows), "threshold": float(threshold), "slice_only": S}
-    if atoms:
-        S = trimmed_sum_W(X, Y, S, keep=0.05)
-    return S, info
+    slice_only = check_finite("the slice estimate of sum_i W_i", S, "Y")
+    return SliceFit(trimmed_sum_W(X, Y, S, keep=0.05) if atoms else S, slice_only, len(rows), float(threshold))
 
 
+@arguments(X="cube", Y="array", proxy="array", sum_W_true="array", quantiles="array")
 def slice_curve(X, Y, proxy, sum_W_true, quantiles) -> np.ndarray:
     """Relative error of the slice regression of phase 3 at each slice size.
 
@@ -185,12 +220,14 @@ def slice_curve(X, Y, proxy, sum_W_true, quantiles) -> np.ndarray:
         ``||S_q - sum W|| / ||sum W||`` with no trimming (``keep=1``), so the
         curve shows the slice alone.
     """
-    S_true = check_matrix("sum_W_true", sum_W_true)
+    S_true = check_matrix("sum_W_true", sum_W_true, X.shape[-1])
+    if not np.any(S_true):
+        raise ValueError("sum_W_true is the zero matrix: a relative error to it is undefined")
     quantiles = check_axis_values("quantiles", quantiles)
     if (quantiles <= 0).any() or (quantiles > 1).any():
         raise ValueError(f"quantiles must lie in (0, 1]; received {quantiles.tolist()}")
     out = []
     for q in quantiles:
-        S, _ = refine_sum_W(X, Y, proxy, quantile=float(q), keep=1.0, iterations=1, atoms=False)
+        S = refine_sum_W(X, Y, proxy, quantile=float(q), keep=1.0, iterations=1, atoms=False).estimate
         out.append(np.linalg.norm(S - S_true) / np.linalg.norm(S_true))
     return np.array(out)
