@@ -6,21 +6,22 @@ what every argument is where it is defined::
     @arguments(X="cube", Y="array", m="size", tol="tol", span=choice("face", "spectral"), rng="rng")
     def learn(X, Y, m, *, tol=1e-3, span="face", rng=None): ...
 
-Before the body runs, the decorator checks every argument (defaults included), in the order of
-the signature, with the checks of :mod:`attnlib._validation`, and hands the body the checked value (an
-int for a size, a float array for an array, a Generator for an rng). Bad input raises a
-``ValueError`` or ``TypeError`` naming the argument, what was received and what was expected.
-What one argument cannot say alone (shapes that must agree, a range that depends on another
-argument) the body checks next, still before any arithmetic.
+Before the body runs, the decorator checks every declared argument (defaults included), in the
+order of the signature, with the checks of :mod:`attnlib._validation`, and hands the body the
+checked value (an int for a size, a float array for an array, a Generator for an rng). Bad input
+raises a ``ValueError`` or ``TypeError`` naming the argument, what was received and what was
+expected. What one argument cannot say alone (shapes that must agree, a range that depends on
+another argument) the body checks next, still before any arithmetic.
 
-The declaration is kept on the function as ``__arguments__`` (a class: on the class, for the
-arguments of its constructor). ``tests/test_bad_input.py`` reads it to generate the bad values of
-each kind, so the kinds are written once.
+The declaration is kept on the function as ``__arguments__`` (on a class, for the arguments of
+its constructor). ``tests/test_bad_input.py`` reads it to generate the bad values of each kind,
+so the kinds are written once.
 
 Kinds
 -----
-A kind is a name from :data:`KINDS` (``"array"``, ``"size"``, ``"tol"``, ...) or a :class:`Kind`
-built by :func:`choice`, :func:`names`, :func:`instance`, :func:`interval` or :func:`structure`.
+A kind is a name from :data:`KINDS` (``"array"``, ``"size"``, ``"tol"``, ...; ``"opt"`` in front
+accepts ``None`` too) or a :class:`Kind` built by :func:`choice`, :func:`names`,
+:func:`instance`, :func:`interval` or :func:`structure`.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import numpy as np
 
 from ._validation import (
     as_float_array,
+    check_array_dtype,
     check_boolean,
     check_choice,
     check_flag,
@@ -45,6 +47,7 @@ from ._validation import (
     check_positive_int,
     check_real,
     check_rng,
+    describe,
 )
 from .heads import as_heads
 
@@ -60,7 +63,7 @@ class Kind:
     check : callable ``(name, value) -> value``
         Returns the checked (converted) value or raises naming ``name``.
     options : tuple
-        The choices of a choice, the classes of an instance, the bounds of an interval.
+        The choices of a choice or of names, the classes of an instance, the bounds of an interval.
     optional : bool
         ``None`` is accepted (and passed on as ``None``).
     """
@@ -76,35 +79,31 @@ class Kind:
         return self.check(name, value)
 
 
-def _describe(value) -> str:
-    """``'abc' (str)``: what a caller passed, for an error message."""
-    text = repr(value)
-    return f"{text[:57] + '...' if len(text) > 60 else text} ({type(value).__name__})"
-
-
-def _optional(kind: Kind) -> Kind:
-    return Kind(kind.family, kind.check, kind.options, True)
-
-
 def _cube(name, value):
     arr = as_float_array(name, value)
     check_boolean(name, arr)
     return arr
 
 
-def _fraction(name, value):
-    return _check_interval(name, value, 0.0, 1.0, True, False)
+def _floats(name, value):
+    return check_array_dtype(name, value).astype(np.float64, copy=False)
+
+
+def _mask(name, value):
+    arr = check_array_dtype(name, value)
+    if arr.dtype.kind != "b":
+        raise TypeError(f"{name} must be an array of booleans; received an array of dtype {arr.dtype}")
+    return arr
 
 
 def _check_interval(name, value, low, high, low_open, high_open):
+    where = _show(low, high, low_open, high_open)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number in {_show(low, high, low_open, high_open)}; "
-                        f"received {_describe(value)}")
+        raise TypeError(f"{name} must be a real number in {where}; received {describe(value)}")
     value = float(value)
     inside = (value > low if low_open else value >= low) and (value < high if high_open else value <= high)
     if not np.isfinite(value) or not inside:
-        raise ValueError(f"{name} must be a finite number in {_show(low, high, low_open, high_open)}; "
-                         f"received {value}")
+        raise ValueError(f"{name} must be a finite number in {where}; received {value}")
     return value
 
 
@@ -114,49 +113,50 @@ def _show(low, high, low_open, high_open) -> str:
 
 def _score(name, value):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number >= 0 (inf allowed: the worst score); received {_describe(value)}")
+        raise TypeError(f"{name} must be a number >= 0 (inf allowed: the worst score); received {describe(value)}")
     if not value >= 0:
         raise ValueError(f"{name} must be a number >= 0 (inf allowed: the worst score); received {value}")
     return float(value)
 
 
-def _rng(name, value):
-    return check_rng(value, name)
-
-
-def _heads(name, value):
-    return as_heads(value, name=name)
+def _sizes(name, value):
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, np.ndarray)):
+        raise TypeError(f"{name} must be a non-empty list of positive integers; received {describe(value)}")
+    if len(value) == 0:
+        raise ValueError(f"{name} must be a non-empty list of positive integers; received an empty list")
+    return tuple(check_positive_int(f"{name}[{k}]", v) for k, v in enumerate(value))
 
 
 def _text(name, value):
     if not isinstance(value, str) or not value:
-        raise TypeError(f"{name} must be a non-empty string; received {_describe(value)}")
-    return value
-
-
-def _unchecked(name, value):
+        raise TypeError(f"{name} must be a non-empty string; received {describe(value)}")
     return value
 
 
 #: the named kinds, by the name a declaration uses
 KINDS: dict[str, Kind] = {
     "array": Kind("array", as_float_array),
+    "floats": Kind("floats", _floats),  # an array of real numbers that may hold inf or NaN (a diverged run)
     "cube": Kind("cube", _cube),
     "intarray": Kind("intarray", check_int_array),
+    "mask": Kind("mask", _mask),
     "size": Kind("size", check_positive_int),
+    "sizes": Kind("sizes", _sizes),
     "count": Kind("count", check_nonnegative_int),
     "index": Kind("index", check_nonnegative_int),
     "tol": Kind("tol", check_positive_float),
-    "fraction": Kind("interval", _fraction, (0.0, 1.0, True, False)),
+    "fraction": Kind("interval", lambda name, value: _check_interval(name, value, 0.0, 1.0, True, False),
+                     (0.0, 1.0, True, False)),
     "real": Kind("real", check_real),
     "score": Kind("score", _score),
     "flag": Kind("flag", check_flag),
-    "rng": Kind("rng", _rng),
-    "heads": Kind("heads", _heads),
+    "rng": Kind("rng", lambda name, value: check_rng(value, name)),
+    "heads": Kind("heads", lambda name, value: as_heads(value, name=name)),
     "text": Kind("text", _text),
 }
-for _name in ("array", "cube", "size", "count", "tol", "heads", "fraction", "intarray", "real", "score"):
-    KINDS["opt" + _name] = _optional(KINDS[_name])
+for _name in list(KINDS):
+    if _name not in ("rng", "flag"):  # None is already an rng; a flag is never None
+        KINDS["opt" + _name] = Kind(KINDS[_name].family, KINDS[_name].check, KINDS[_name].options, True)
 
 
 def choice(*options: str) -> Kind:
@@ -170,7 +170,7 @@ def names(*options: str) -> Kind:
     def check(name, value):
         if isinstance(value, str) or not isinstance(value, (list, tuple)):
             raise TypeError(f"{name} must be a list or tuple of names from {list(options)}; "
-                            f"received {_describe(value)}")
+                            f"received {describe(value)}")
         unknown = [v for v in value if not isinstance(v, str) or v not in options]
         if not value or unknown or len(set(value)) != len(value):
             raise ValueError(f"{name} must be a non-empty list of distinct names from {list(options)}; "
@@ -187,7 +187,7 @@ def instance(*classes: type, optional: bool = False, where: str = "") -> Kind:
 
     def check(name, value):
         if not isinstance(value, classes):
-            raise TypeError(f"{name} must be a {what}{source}; received {_describe(value)}")
+            raise TypeError(f"{name} must be a {what}{source}; received {describe(value)}")
         return value
 
     return Kind("object", check, tuple(classes), optional)
@@ -204,9 +204,9 @@ def structure(what: str) -> Kind:
     """An argument with a structure of its own (a list of pairs, a callable): the body checks it.
 
     ``what`` says what it is; the bad-input tests have no generic bad values for it, and test it
-    by name (``NAMES_AND_STRUCTURES``).
+    by hand (``STRUCTURES`` in ``tests/test_bad_input.py``).
     """
-    return Kind("structure", _unchecked, (what,))
+    return Kind("structure", lambda name, value: value, (what,))
 
 
 def _resolve(name: str, kind) -> Kind:

@@ -167,6 +167,9 @@ def certify(X, Y, sum_W, *, delta: float = 0.05) -> Certificates:
     S = check_matrix("sum_W", sum_W, d)
     atoms = X @ S  # (N, n, d): atom of each token
     scale = float(np.median(np.linalg.norm(atoms, axis=-1)))
+    if not 0 < scale < np.inf:
+        raise ValueError(f"sum_W gives atoms x^T S of median norm {scale:g}: no label can be matched to them; "
+                         f"pass a nonzero, finite estimate of sum_i W_i")
     tol = delta * scale
     R = np.linalg.norm(Y[:, :, None, :] - atoms[:, None, :, :], axis=-1)  # (N, a, b)
     b = R.argmin(axis=-1)  # (N, a)

@@ -3,7 +3,8 @@
 Phase 3 computes the minimum-norm point of the sculpted body (the *proxy*),
 keeps the rows on which the proxy's logit gap is largest (a *slice*), where
 every head attends to the same token, and regresses the labels on that token to
-refine ``S = sum_i W_i``.
+refine ``S = sum_i W_i``. Phases 2 and 3 repeat (:func:`sculpt_rounds`): a better
+estimate of S certifies a better body, whose proxy cuts better slices.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._arguments import arguments, instance
+from .._arguments import arguments, instance, structure
 from .._linalg import lstsq
 from .._validation import check_axis_values, check_sequences
 from ._common import (
@@ -20,12 +21,14 @@ from ._common import (
     check_data,
     check_finite,
     check_matrix,
+    check_nonzero_labels,
     check_proxy,
     distinct_from,
     gather_tokens,
+    score_of,
     spanning_prefix,
 )
-from .body import Body
+from .body import Body, prune, sculpt_body
 from .sum_w import trimmed_sum_W
 
 
@@ -180,6 +183,7 @@ def refine_sum_W(X, Y, proxy, *, quantile: float = 0.05, keep: float = 0.5, iter
     True
     """
     X, Y = check_data(X, Y)
+    check_nonzero_labels("Y", Y)
     N, n, d = X.shape
     min_rows = 5 * d if min_rows is None else min_rows
     b, margin = proxy_margins(X, check_proxy(proxy, d))
@@ -231,3 +235,92 @@ def slice_curve(X, Y, proxy, sum_W_true, quantiles) -> np.ndarray:
         S = refine_sum_W(X, Y, proxy, quantile=float(q), keep=1.0, iterations=1, atoms=False).estimate
         out.append(np.linalg.norm(S - S_true) / np.linalg.norm(S_true))
     return np.array(out)
+
+
+@arguments(body=instance(Body, where="sculpt_body"), proxy="array", sum_W="array", atom_score="score",
+           slice=instance(SliceFit, where="refine_sum_W"), dropped=structure("a tuple of counts, one per certification"))
+@dataclass(frozen=True, eq=False)
+class Sculpted:
+    """Phases 2-3 (:func:`sculpt_rounds`): the body, its min-norm proxy, and the refined estimate of ``sum_i W_i``.
+
+    Attributes
+    ----------
+    body : Body
+        Certified with ``sum_W`` (phase 2) and pruned of contradicting halfspaces.
+    proxy : ndarray of shape (d, d)
+        The body's min-norm point (phase 3).
+    sum_W : ndarray of shape (d, d)
+        The estimate with the better atom score: phase 1's, or a slice regression's.
+    atom_score : float
+        Its :func:`attnlib.sculpt.atom_score`.
+    slice : SliceFit
+        The last slice regression (phase 3).
+    dropped : tuple of int
+        Halfspaces :func:`attnlib.sculpt.prune` removed, one count per certification.
+    """
+
+    body: Body
+    proxy: np.ndarray
+    sum_W: np.ndarray
+    atom_score: float
+    slice: SliceFit
+    dropped: tuple
+
+    def __repr__(self) -> str:
+        return f"Sculpted({self.body!r}, dropped={self.dropped}, atom_score={self.atom_score:.2g})"
+
+
+@arguments(X="cube", Y="array", sum_W="array", rounds="size", delta="tol", quantile="fraction")
+def sculpt_rounds(X, Y, sum_W, *, rounds: int = 2, delta: float = 0.05, quantile: float = 0.05) -> Sculpted:
+    """Phases 2-3, ``rounds`` times: certify a body with the current S, take its proxy, refine S on its slices.
+
+    Parameters
+    ----------
+    X : array_like of shape (N, n, d), entries ±1
+    Y : array_like of shape (N, n, d)
+    sum_W : array_like of shape (d, d)
+        Phase 1's estimate of ``sum_i W_i``.
+    rounds : int, default 2
+        Rounds of certification (phase 2) and slice regression (phase 3).
+    delta : float, default 0.05
+        Smallest relative certification tolerance; a round certifies within
+        ``max(delta, 3 * atom_score)`` of the current estimate.
+    quantile : float, default 0.05
+        Slice size of phase 3 (:func:`refine_sum_W`).
+
+    Returns
+    -------
+    Sculpted
+        The body certified with the final estimate, its proxy, and that estimate: a slice
+        regression replaces the current one when its atom score is no worse.
+
+    Raises
+    ------
+    SculptError
+        If nothing is certified (phase 2) or the body is empty (phase 3).
+
+    Examples
+    --------
+    >>> from attnlib.sculpt import estimate_sum_W, planted_instance, sculpt_rounds
+    >>> teacher = planted_instance(2, 4, rng=0)
+    >>> X = boolean_inputs(3000, 3, 4, rng=1)
+    >>> Y = attention(X, teacher)
+    >>> sculpted = sculpt_rounds(X, Y, estimate_sum_W(X, Y).estimate)
+    >>> sculpted.proxy.shape, len(sculpted.dropped)
+    ((4, 4), 3)
+    """
+    X, Y = check_data(X, Y)
+    S = check_matrix("sum_W", sum_W, X.shape[-1])
+    score = score_of(X, Y, S)
+    if not np.isfinite(score):
+        raise SculptError("phase 2", "sum_W maps most tokens to zero, so no label matches an atom x_b^T S")
+    dropped, fit = [], None
+    for _ in range(rounds):
+        body, count = prune(sculpt_body(X, Y, S, delta=max(delta, 3.0 * score)))
+        dropped.append(count)
+        fit = refine_sum_W(X, Y, min_norm_proxy(body), quantile=quantile)
+        slice_score = score_of(X, Y, fit.estimate)
+        if slice_score <= score:
+            S, score = fit.estimate, slice_score
+    body, count = prune(sculpt_body(X, Y, S, delta=max(delta, 3.0 * score)))
+    return Sculpted(body, min_norm_proxy(body), S, score, fit, (*dropped, count))

@@ -28,7 +28,7 @@ from ._common import (
     gather_tokens,
 )
 from .body import Body, support
-from .proxy import proxy_margins
+from .proxy import Sculpted, proxy_margins
 
 SPAN_METHODS = ("face", "spectral", "random")
 
@@ -213,6 +213,9 @@ def spectral_span(X, Y, sum_W, proxy, m: int, *, quantile: float = 0.3) -> Span:
     Z = gap_features(X[e, a], xb[e, a], X[e, c]).reshape(len(e), d * d)
     Z -= np.outer(Z @ Pu, Pu)
     w = res2[e, a]
+    if not w.sum() > 0:
+        raise SculptError("phase 4", "every label in the slice equals its atom x_b^T S: the heads never disagree "
+                                     "there, so no direction has excess variance")
     M = (Z * w[:, None]).T @ Z / w.sum() - Z.T @ Z / len(Z)
     vals, vecs = np.linalg.eigh(M)
     return Span(_basis(P, vecs[:, ::-1][:, : m - 1].T), np.zeros((0, d, d)), "spectral")
@@ -221,6 +224,8 @@ def spectral_span(X, Y, sum_W, proxy, m: int, *, quantile: float = 0.3) -> Span:
 @arguments(proxy="array", m="size", rng="rng")
 def random_span(proxy, m: int, *, rng=None) -> Span:
     """The baseline for phase 4: the proxy's direction plus m - 1 random directions.
+
+    A ``proxy`` of zero has no direction and is refused.
 
     Examples
     --------
@@ -288,6 +293,9 @@ def span_alignment(span: Span, Theta) -> SpanAlignment:
     d = span.basis.shape[1]
     if Theta.ndim != 3 or Theta.shape[1:] != (d, d):
         raise ValueError(f"Theta must have shape (m, {d}, {d}) like the span; received shape {Theta.shape}")
+    norms = np.linalg.norm(Theta, axis=(1, 2))
+    if not np.all(norms > 0):
+        raise ValueError(f"Theta must hold nonzero attention matrices; Theta[{int(np.argmin(norms))}] is zero")
     star, _ = min_norm_point(Theta)
     heads = [float(np.linalg.norm(span.project(T)) / np.linalg.norm(T)) for T in Theta]
     P = span.basis[0]
@@ -298,3 +306,44 @@ def span_alignment(span: Span, Theta) -> SpanAlignment:
         nd = np.linalg.norm(D)
         offsets.append(float(np.linalg.norm(span.project(D)) / nd) if nd > 0 else 1.0)
     return SpanAlignment(np.array(heads), np.array(offsets))
+
+
+@arguments(X="cube", Y="array", sculpted=instance(Sculpted, where="sculpt_rounds or carve"), m="size",
+           method=choice(*SPAN_METHODS), rng="rng")
+def find_span(X, Y, sculpted: Sculpted, m: int, *, method: str = "face", rng=None) -> Span:
+    """Phase 4 by any of its methods, from what phases 2-3 carved: :func:`face_span`, :func:`spectral_span` or
+    :func:`random_span`.
+
+    Parameters
+    ----------
+    X, Y : array_like of shape (N, n, d)
+        The examples (read by the spectral method only).
+    sculpted : Sculpted
+        Phases 2-3: the body, its proxy and the refined ``sum_i W_i``.
+    m : int
+    method : {"face", "spectral", "random"}, default "face"
+    rng : int, numpy.random.Generator or None
+        The random directions of the face and random methods.
+
+    Returns
+    -------
+    Span
+
+    Examples
+    --------
+    >>> from attnlib.sculpt import carve, find_span, planted_instance
+    >>> teacher = planted_instance(2, 4, rng=0)
+    >>> X = boolean_inputs(3000, 3, 4, rng=1)
+    >>> Y = attention(X, teacher)
+    >>> find_span(X, Y, carve(X, Y).sculpted, 2, method="spectral", rng=2)
+    Span(m=2, d=4, method='spectral')
+    """
+    return _SPANS[method](X, Y, sculpted, m, rng)
+
+
+#: phase 4's methods, each called with (X, Y, sculpted, m, rng)
+_SPANS = {
+    "face": lambda X, Y, s, m, rng: face_span(s.body, s.proxy, m, rng=rng),
+    "spectral": lambda X, Y, s, m, rng: spectral_span(X, Y, s.sum_W, s.proxy, m),
+    "random": lambda X, Y, s, m, rng: random_span(s.proxy, m, rng=rng),
+}

@@ -48,9 +48,16 @@ class SumWCandidates:
     trimmed: np.ndarray
     constant: np.ndarray | None = None
 
+    def __post_init__(self):
+        shapes = [S.shape for S in (self.crude, self.trimmed, self.constant) if S is not None]
+        if len(set(shapes)) != 1 or len(shapes[0]) != 2 or shapes[0][0] != shapes[0][1]:
+            raise ValueError(f"crude, trimmed and constant must be (d, d) matrices of one shape; received shapes "
+                             f"{shapes}")
+
+    @arguments(name=choice(*ESTIMATES))
     def get(self, name: str) -> np.ndarray | None:
         """The estimate called ``name`` (one of :data:`ESTIMATES`)."""
-        return getattr(self, choice(*ESTIMATES)("name", name))
+        return getattr(self, name)
 
     def __repr__(self) -> str:
         have = [name for name in ESTIMATES if getattr(self, name) is not None]
@@ -69,9 +76,10 @@ class AtomScores:
     trimmed: float
     constant: float | None = None
 
+    @arguments(name=choice(*ESTIMATES))
     def get(self, name: str) -> float | None:
         """The score of the estimate called ``name`` (one of :data:`ESTIMATES`)."""
-        return getattr(self, choice(*ESTIMATES)("name", name))
+        return getattr(self, name)
 
 
 @arguments(estimate="array", chosen=choice(*ESTIMATES), candidates=instance(SumWCandidates),
