@@ -271,7 +271,7 @@ def compare_methods(X, Y, m: int, X_test, Y_test, *, methods=METHODS, restarts: 
     >>> X, X_test = boolean_inputs(3000, 3, 4, rng=1), boolean_inputs(500, 3, 4, rng=2)
     >>> runs = compare_methods(X, attention(X, teacher), 2, X_test, attention(X_test, teacher),
     ...                        methods=("sculpt_polish", "sculpt_no_polish"), rng=3)
-    >>> runs["sculpt_polish"].error < 1e-8, runs["sculpt_no_polish"].certified
+    >>> bool(runs["sculpt_polish"].error < 1e-8), runs["sculpt_no_polish"].certified
     (True, False)
     """
     X, Y = check_data(X, Y)

@@ -85,7 +85,7 @@ class Geometry:
 
 @arguments(face="optscore", net="optscore", pre_polish="optscore", final="optscore")
 @dataclass(frozen=True)
-class TestErrors:
+class LayerErrors:
     """Relative test errors of a run's layers (``None``: not reached).
 
     ``face`` and ``net``: phase 5's candidates; ``pre_polish``: the better one; ``final``: the answer.
@@ -97,7 +97,7 @@ class TestErrors:
     final: float | None = None
 
 
-@arguments(sum_W=instance(SumWErrors), geometry=instance(Geometry), errors=instance(TestErrors),
+@arguments(sum_W=instance(SumWErrors), geometry=instance(Geometry), errors=instance(LayerErrors),
            seconds=instance(PhaseSeconds))
 @dataclass(frozen=True)
 class PhaseDiagnostics:
@@ -107,14 +107,14 @@ class PhaseDiagnostics:
     ----------
     sum_W : SumWErrors
     geometry : Geometry
-    errors : TestErrors
+    errors : LayerErrors
     seconds : PhaseSeconds
         The run's own.
     """
 
     sum_W: SumWErrors
     geometry: Geometry
-    errors: TestErrors
+    errors: LayerErrors
     seconds: PhaseSeconds
 
 
@@ -175,9 +175,9 @@ def _geometry(report: SculptReport, teacher: Heads) -> Geometry:
     )
 
 
-def _test_errors(report: SculptReport, X_test, Y_test) -> TestErrors:
+def _test_errors(report: SculptReport, X_test, Y_test) -> LayerErrors:
     c = report.candidates
-    return TestErrors(
+    return LayerErrors(
         face=None if c is None else relative_test_error(c.face, X_test, Y_test),
         net=None if c is None else relative_test_error(c.net, X_test, Y_test),
         pre_polish=None if c is None else relative_test_error(c.best, X_test, Y_test),

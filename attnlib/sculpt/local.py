@@ -421,8 +421,9 @@ def polish_starts(X, Y, candidates: Candidates, *, starts: int = 8, tol: float =
     >>> teacher = random_heads(1, 3, scale=2.0, rng=0)
     >>> X = boolean_inputs(100, 3, 3, rng=1)
     >>> near = Heads(teacher.Theta + 0.1, teacher.W)
-    >>> polish_starts(X, attention(X, teacher), Candidates(near, 0.1, near, 0.1), rng=2)
-    PolishRuns(starts=1, residual=...)
+    >>> runs = polish_starts(X, attention(X, teacher), Candidates(near, 0.1, near, 0.1), rng=2)
+    >>> runs.starts, bool(runs.residual < 1e-8)
+    (1, True)
     """
     X, Y = check_data(X, Y, boolean=False)
     best, best_res, infos, residuals = None, np.inf, [], []

@@ -33,7 +33,7 @@ from .proxy import Sculpted, proxy_margins
 SPAN_METHODS = ("face", "spectral", "random")
 
 
-@arguments(basis="array", points="array", method=choice(*SPAN_METHODS))
+@arguments(basis="array", points="array", method="text")
 @dataclass(frozen=True, eq=False)
 class Span:
     """An estimate of the span of the Theta_i.
@@ -45,6 +45,7 @@ class Span:
     points : ndarray of shape (k, d, d)
         The extreme points of the face it was computed from (empty for other methods).
     method : str
+        How it was found: one of :data:`SPAN_METHODS`, or a name of the caller's.
     """
 
     basis: np.ndarray
