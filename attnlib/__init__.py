@@ -65,13 +65,14 @@ from . import _deprecated
 from .attention import attention, attention_weights, softmax
 from .heads import Heads, random_heads
 from .inputs import boolean_inputs, gaussian_inputs
-from .landscape import interpolate, loss_along_line, partners
+from .landscape import Partners, interpolate, loss_along_line, partners
 from .training import TrainResult, loss_and_gradient, squared_loss, train
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Heads",
+    "Partners",
     "TrainResult",
     "attention",
     "attention_weights",

@@ -44,7 +44,7 @@ def loss_landscape_explorer(X, Y, teacher: Heads, *, kind: str = "softmax", caus
     Y = as_float_array("Y", Y)
     if Y.shape[0] != X3.shape[0]:
         raise ValueError(f"Y must have one target per sequence of X ({X3.shape[0]}); received shape {Y.shape}")
-    ends = partners(teacher, kind=kind, rng=rng)
+    ends = {viz.PARTNER_LABELS[name]: end for name, end in partners(teacher, kind=kind, rng=rng).named()}
 
     def draw(partner, reach, examples):
         ts = np.linspace(-reach, 1.0 + reach, 121)
