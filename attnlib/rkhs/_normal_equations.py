@@ -29,7 +29,7 @@ import functools
 import os
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -496,3 +496,38 @@ def warn_nonunique(rows: int, psi: int, rank: int, nearest: bool, stacklevel: in
         msg = (f"the features have rank {rank} < psi={psi} on these data (Lambda_D is singular): the "
                f"least-squares minimiser is not unique; returning {which}")
     warnings.warn(msg, RuntimeWarning, stacklevel=stacklevel)
+
+
+def power_of_two_scale(seqs) -> float:
+    """1, or the power of two that brings the largest entry of data outside [2**-16, 2**16] into [0.5, 1)."""
+    big = max(float(np.abs(arr).max()) for _, arr in seqs.blocks)
+    if big == 0.0 or 2.0**-16 <= big <= 2.0**16:
+        return 1.0
+    return float(np.ldexp(1.0, int(np.frexp(big)[1])))
+
+
+def rescaled(seqs, scale: float):
+    """``seqs`` divided by ``scale`` (exact for a power of two)."""
+    return seqs if scale == 1.0 else replace(seqs, blocks=[(idx, arr / scale) for idx, arr in seqs.blocks])
+
+
+def sixth_power(value, scale: float):
+    """``value * scale**6`` exactly (a power of two): an eigenvalue of ``Lambda_D`` of ``X / scale`` as one of X."""
+    if scale == 1.0:
+        return value
+    with np.errstate(over="ignore", under="ignore"):  # an eigenvalue of X far outside float range is inf or 0
+        return np.ldexp(value, 6 * (int(np.frexp(scale)[1]) - 1))
+
+
+def cube_scaled(coef: np.ndarray, scale: float, name: str) -> np.ndarray:
+    """``coef * scale**3`` exactly (a power of two), refusing a result that overflows or underflows."""
+    if scale == 1.0:
+        return coef
+    with np.errstate(over="ignore", under="ignore"):  # checked just below, with a clearer message
+        out = np.ldexp(coef, 3 * (int(np.frexp(scale)[1]) - 1))
+    if not np.isfinite(out).all() or np.any((out == 0) & (coef != 0)):
+        raise ValueError(
+            f"the coefficients for data {name} of this size do not fit in float64: the output is cubic in "
+            f"{name}, so they scale as 1 / {name}**3; rescale {name}"
+        )
+    return out

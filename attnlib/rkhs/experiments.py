@@ -445,8 +445,6 @@ def identifiability_sweep(shares, *, N: int = 2**14, m: int = 2, steps: int = 10
     >>> sweep.rank.tolist(), bool(sweep.distance["exact"][0] < 1e-10), bool(sweep.distance["exact"][1] > 0.1)
     ([40, 36], True, True)
     """
-    from .identifiability import _data_lam_min
-
     N_test = renamed_keyword("identifiability_sweep", "n_test", n_test, "N_test", N_test)
     N, N_test = check_positive_int("N", N), check_positive_int("N_test", N_test)
     rng = check_rng(rng)
@@ -463,7 +461,7 @@ def identifiability_sweep(shares, *, N: int = 2**14, m: int = 2, steps: int = 10
     for share in shares:
         data = sample_memories(N, m, orthogonal_share=share, rng=rng)
         cert = certificate(data.X)
-        lam_min.append(_data_lam_min(cert))  # of data.X itself, not of data.X / cert.scale
+        lam_min.append(cert.data_lam_min)  # of data.X itself, not of data.X / cert.scale
         rank.append(cert.rank)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*not unique", category=RuntimeWarning)

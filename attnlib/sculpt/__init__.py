@@ -31,9 +31,9 @@ from .body import (
     Body,
     Certificates,
     body_slice,
-    clip_polygon,
     certify,
     check_feasible,  # noqa: F401  (deprecated alias of feasible_point)
+    clip_polygon,
     feasible_point,
     halfspaces,
     prune,

@@ -18,7 +18,7 @@ from .._validation import check_sequences
 from ..attention import forward
 from ..heads import Heads, random_heads
 from ..training import loss_and_gradient_arrays
-from ._common import check_data, check_heads, check_m, check_nonzero_labels
+from ._common import check_data, check_heads, check_nonzero_labels
 from .candidates import Candidates, fit_W
 
 #: the polish restarts of :func:`attnlib.sculpt.learn`: noise of half the RMS entry of each Theta_i
