@@ -326,7 +326,7 @@ def test_errors():
         alternating_sigmoid_sum(0, [1.0])
     with pytest.raises(ValueError, match="betas must be finite"):
         alternating_sigmoid_sum(2, [0.0, np.inf])
-    with pytest.raises(ValueError, match=r"tolerance must be in \(0, 1\]"):
+    with pytest.raises(ValueError, match=r"tolerance must be a finite number in \(0, 1\]"):
         sq_query_lower_bound(10, 2, 1.5)
     with pytest.raises(TypeError, match="signed must be True or False; received 'yes'"):
         search_parity_betas(2, signed="yes")
