@@ -37,7 +37,7 @@ from .._linalg import Cholesky, cholesky
 from .._validation import as_float_array, check_positive_int
 
 # Chunks are sized so that the largest per-chunk buffer holds about this many floats.
-_CHUNK_FLOATS = 2_000_000
+CHUNK_FLOATS = 2_000_000
 # The products vech(g g^T) fed to each GEMM of the normal equations: fewer, larger BLAS calls
 # parallelise better, smaller ones stay in cache; 2M floats (16 MB, 214 rows at d = 16) measured
 # best on one core and no worse than larger blocks on two (issue 27).
@@ -103,7 +103,7 @@ def solve_memory(d: int, d_out: int) -> int:
     P = d * (d + 1) // 2
     # Lambda, its equilibrated factor (kept by the fit), the distinct entries C (kept too), the chunk
     # buffers; the gather index
-    floats = 3 * psi * psi + (P * (P + 1) // 2) * (d * (d + 1) // 2) + _CHUNK_FLOATS + _GEMM_FLOATS + 4 * psi * d_out
+    floats = 3 * psi * psi + (P * (P + 1) // 2) * (d * (d + 1) // 2) + CHUNK_FLOATS + _GEMM_FLOATS + 4 * psi * d_out
     return 8 * floats + 4 * psi * psi
 
 
@@ -218,10 +218,10 @@ def _factors(X3: np.ndarray, mode: str) -> tuple[np.ndarray, np.ndarray]:
 def factor_chunks(seqs: Sequences, mode: str, row_floats: int) -> Iterator[tuple[int, slice, np.ndarray, np.ndarray]]:
     """Yield (block number, row slice within the block, g, x) in chunks of rows.
 
-    A chunk holds at most about ``_CHUNK_FLOATS / row_floats`` rows (never less than
+    A chunk holds at most about ``CHUNK_FLOATS / row_floats`` rows (never less than
     one example).
     """
-    max_rows = max(1, _CHUNK_FLOATS // max(row_floats, 1))
+    max_rows = max(1, CHUNK_FLOATS // max(row_floats, 1))
     for b, (_, X3) in enumerate(seqs.blocks):
         per = 1 if mode == "last" else X3.shape[1]
         step = max(1, max_rows // per)
