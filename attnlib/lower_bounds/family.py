@@ -324,6 +324,18 @@ class ParityInstance:
     betas: np.ndarray
     coefficients: np.ndarray
 
+    def __post_init__(self):
+        d, m = self.heads.d, self.heads.m
+        support = self.support
+        if not (isinstance(support, tuple) and all(isinstance(j, int) and 0 <= j < d for j in support)):
+            raise ValueError(f"support must be a tuple of coordinates in 0 .. {d - 1}; received {support!r}")
+        if not self.readout < d or self.readout in support:
+            raise ValueError(f"readout must be a coordinate in 0 .. {d - 1} outside the support; received "
+                             f"{self.readout}")
+        if self.betas.shape != (m,) or self.coefficients.shape != (m,):
+            raise ValueError(f"betas and coefficients must have one entry per head, shape ({m},); received shapes "
+                             f"{self.betas.shape} and {self.coefficients.shape}")
+
     @property
     def s(self) -> int:
         return len(self.support)

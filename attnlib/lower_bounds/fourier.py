@@ -207,14 +207,15 @@ def fourier_spectrum(target, *, n: int = 2, d: int | None = None, position: int 
     array([0. , 0.5, 0. ])
     """
     if isinstance(target, Heads):
+        if d is not None and d != target.d:
+            raise ValueError(f"d={d} but the heads have d={target.d}")
+        d = target.d
+    if d is not None and not (position < n and coordinate < d):
+        raise ValueError(f"position must be in [0, {n}) and coordinate in [0, {d}); "
+                         f"received position={position}, coordinate={coordinate}")
+    if isinstance(target, Heads):
         heads = as_heads(target)
-        if d is not None and d != heads.d:
-            raise ValueError(f"d={d} but the heads have d={heads.d}")
-        d = heads.d
         X = boolean_cube(n, d)
-        if not (0 <= position < n and 0 <= coordinate < d):
-            raise ValueError(f"position must be in [0, {n}) and coordinate in [0, {d}); "
-                             f"received position={position}, coordinate={coordinate}")
         values = attention(X, heads, kind=kind)[:, position, coordinate]
     elif callable(target):
         if d is None:
