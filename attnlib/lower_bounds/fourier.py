@@ -400,8 +400,9 @@ def low_degree_regression(X, y, degree: int, *, X_test=None, y_test=None) -> Low
     _warn_if_underdetermined(*Phi.shape, degree)
     Phi_test, y_test = _test_features(X_test, y_test, degree, Phi.shape[1])
     coef = lstsq(Phi, y).x
-    train_mse = float(np.mean((Phi @ coef - y) ** 2))
-    test_mse = None if Phi_test is None else float(np.mean((Phi_test @ coef - y_test) ** 2))
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused just below, naming y
+        train_mse = float(np.mean((Phi @ coef - y) ** 2))
+        test_mse = None if Phi_test is None else float(np.mean((Phi_test @ coef - y_test) ** 2))
     _check_finite_errors(coef, train_mse, test_mse)
     coef.setflags(write=False)
     return LowDegreeFit(degree, monomials, coef, train_mse, test_mse)
@@ -480,8 +481,9 @@ def low_degree_curve(X, y, max_degree: int, *, X_test=None, y_test=None) -> LowD
     train, test = [], []
     for p in counts:
         coef = lstsq(Phi[:, :p], y, gram=G[:p, :p], rhs=b[:p]).x
-        train.append(np.mean((Phi[:, :p] @ coef - y) ** 2))
-        if Phi_test is not None:
-            test.append(np.mean((Phi_test[:, :p] @ coef - y_test) ** 2))
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused just below, naming y
+            train.append(np.mean((Phi[:, :p] @ coef - y) ** 2))
+            if Phi_test is not None:
+                test.append(np.mean((Phi_test[:, :p] @ coef - y_test) ** 2))
         _check_finite_errors(coef, train[-1], test[-1] if test else None)
     return LowDegreeCurve(degrees, counts, np.array(train), None if Phi_test is None else np.array(test))
