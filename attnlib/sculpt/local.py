@@ -415,6 +415,16 @@ def polish_starts(X, Y, candidates: Candidates, *, starts: int = 8, tol: float =
     -------
     PolishRuns
 
+    Notes
+    -----
+    Whether one polish run from one candidate reaches the global minimum is
+    chaotic: it can flip with the last bits of a BLAS result, i.e. with the
+    reader's CPU. So the polish restarts deterministically (the starts are
+    drawn from ``rng``) from the other candidate and from the better one with
+    every Theta_i moved by Gaussian noise of half its root-mean-square entry (W
+    refit by :func:`fit_W`), and accepts by one rule: the relative residual on
+    all the training data, after refitting W, is at most ``tol``.
+
     Examples
     --------
     >>> from attnlib.sculpt import Candidates, polish_starts

@@ -255,15 +255,7 @@ def learn(X, Y, m: int, *, rng=None, polish: bool = True, tol: float = 1e-3, sta
     :func:`span_candidates` (:func:`face_candidates`, :func:`net_candidates`, :func:`fit_W`);
     then :func:`polish_starts`. Only the abstract of Chen and Li was available to us: this
     pipeline is the book's reconstruction of the idea, not the paper's algorithm, and carries
-    none of its guarantees. Chapters 8 and 9.
-
-    Whether one polish run from one candidate reaches the global minimum is
-    chaotic: it can flip with the last bits of a BLAS result, i.e. with the
-    reader's CPU. So the polish restarts deterministically (the starts are
-    drawn from ``rng``) from the other candidate and from the better one with
-    every Theta_i moved by Gaussian noise of half its root-mean-square entry (W
-    refit by :func:`fit_W`), and accepts by one rule: the relative residual on
-    all the training data, after refitting W, is at most ``tol``.
+    none of its guarantees. Chapters 8 and 9. Why the polish restarts: :func:`polish_starts`.
 
     Examples
     --------
