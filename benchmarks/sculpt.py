@@ -182,7 +182,8 @@ def run_size(name, spec, seeds):
         print(f"  {METHOD_LABELS[k]:22s} {ok:4d}/{len(e):<4d} {used:7d} {max(starts[k]):5d} "
               f"{f'{accepted}/{used}':>9s} {fmt(np.nanmedian(e)):>13s} {np.median(seconds[k]):9.2f}")
         out["methods"][k] = {
-            "label": METHOD_LABELS[k], "successes": ok, "runs": len(e), "starts": used, "most_starts": int(max(starts[k])),
+            "label": METHOD_LABELS[k], "successes": ok, "runs": len(e), "starts": used,
+            "most_starts": int(max(starts[k])),
             "accepted_starts": accepted, "median_error": number(np.nanmedian(e)),
             "median_seconds": float(np.median(seconds[k])), "errors": [number(v) for v in e],
             "seconds": [float(v) for v in seconds[k]], "starts_per_seed": [int(v) for v in starts[k]],
@@ -259,7 +260,8 @@ def run_sweep(seeds, adam):
         failed = [{"scale": scales[a], "N": sizes[b], "failed_seeds": int(seeds - ok[a, b].sum())}
                   for a in range(len(scales)) for b in range(len(sizes)) if not ok[a, b].all()]
         out["methods"][k] = {
-            "label": METHOD_LABELS[k], "success": [[float(v) for v in row] for row in res.success[k]], "failed_cells": failed,
+            "label": METHOD_LABELS[k], "success": [[float(v) for v in row] for row in res.success[k]],
+            "failed_cells": failed,
             "starts": int(starts.sum()), "runs": int(starts.size), "most_starts": int(starts.max()),
         }
     return out

@@ -213,7 +213,8 @@ def _bad_values(kind, valid):
         bad = [(low - 1.0, ValueError, "below the interval"), (high + 1.0, ValueError, "above the interval"),
                (float("nan"), ValueError, "NaN"), ("x", TypeError, "a string"), (True, TypeError, "a bool"),
                (None, TypeError, "None")]
-        bad += [(low, ValueError, "the open low end")] * low_open + [(high, ValueError, "the open high end")] * high_open
+        bad += [(low, ValueError, "the open low end")] * low_open
+        bad += [(high, ValueError, "the open high end")] * high_open
     elif family == "text":
         bad = [(None, TypeError, "None"), (1, TypeError, "an int"), ("", TypeError, "the empty string"),
                (["a"], TypeError, "a list")]
@@ -825,7 +826,8 @@ REPRODUCERS = [
      r"exclude must hold DFAs"),
     # issue 28: errors that escaped from inside, or named an internal variable
     ("min_norm_proxy('body')", lambda: sculpt.min_norm_proxy("body"), TypeError, r"^body must be a Body"),
-    ("halfspaces(X, 'cert')", lambda: sculpt.halfspaces(XS, "cert"), TypeError, r"^certificates must be a Certificates"),
+    ("halfspaces(X, 'cert')", lambda: sculpt.halfspaces(XS, "cert"), TypeError,
+     r"^certificates must be a Certificates"),
     ("a Certificates whose example is out of range", lambda: sculpt.halfspaces(
         XS, sculpt.Certificates([999], [0], [0], [0.0], 1.0, 3000)), ValueError, r"certificates index example 999"),
     ("a Certificates whose example is not an integer", lambda: sculpt.Certificates([0.5], [0], [0], [0.0], 1.0, 3),

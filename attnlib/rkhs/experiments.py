@@ -27,7 +27,8 @@ from .identifiability import certificate
 from .regression import fit_linear_attention
 from .stack import train_stack
 
-__all__ = ["HeadCount", "HeadsRace", "MemoryRuns", "Sweep", "adam_on_memories", "heads_vs_regression", "identifiability_sweep",
+__all__ = ["HeadCount", "HeadsRace", "MemoryRuns", "Sweep", "adam_on_memories", "heads_vs_regression",
+           "identifiability_sweep",
            "heads_and_layers", "learning_curve", "minimisers_by_heads"]
 
 

@@ -80,13 +80,13 @@ def spanning_prefix(tokens: np.ndarray, order: np.ndarray, count: int, *, phase:
 
 
 def atom_distances(X: np.ndarray, Y: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """On checked arrays: for every row the token b whose atom ``x_b^T S`` is nearest to ``Y[N, a]``, and the distance."""
+    """On checked arrays: for every row, the token b whose atom ``x_b^T S`` is nearest to ``Y[N, a]``; the distance."""
     R = np.linalg.norm(Y[:, :, None, :] - (X @ S)[:, None, :, :], axis=-1)  # (N, a, b)
     return R.argmin(axis=-1), R.min(axis=-1)
 
 
 def score_of(X: np.ndarray, Y: np.ndarray, S: np.ndarray, q: float = 0.05) -> float:
-    """The atom score of :func:`attnlib.sculpt.atom_score` on checked arrays; inf (the worst) when S maps most tokens to 0."""
+    """:func:`attnlib.sculpt.atom_score` on checked arrays; inf (the worst) when S maps most tokens to 0."""
     _, r = atom_distances(X, Y, S)
     scale = float(np.median(np.linalg.norm(X @ S, axis=-1)))
     return float(np.quantile(r, q) / scale) if scale > 0 else float("inf")

@@ -262,7 +262,8 @@ def face_candidates(body: Body, span: Span, m: int, *, eps: float = 0.2, directi
         (so only up to an overall positive factor).
     """
     if span.basis.shape[1] != body.d:
-        raise ValueError(f"span must be of the body's dimension d={body.d}; received a span with d={span.basis.shape[1]}")
+        raise ValueError(f"span must be of the body's dimension d={body.d}; received a span with "
+                         f"d={span.basis.shape[1]}")
     _check_span_holds(span, m)
     basis = span.basis[:m]
     P = basis[0]

@@ -238,7 +238,8 @@ def slice_curve(X, Y, proxy, sum_W_true, quantiles) -> np.ndarray:
 
 
 @arguments(body=instance(Body, where="sculpt_body"), proxy="array", sum_W="array", atom_score="score",
-           slice=instance(SliceFit, where="refine_sum_W"), dropped=structure("a tuple of counts, one per certification"))
+           slice=instance(SliceFit, where="refine_sum_W"),
+           dropped=structure("a tuple of counts, one per certification"))
 @dataclass(frozen=True, eq=False)
 class Sculpted:
     """Phases 2-3 (:func:`sculpt_rounds`): the body, its min-norm proxy, and the refined estimate of ``sum_i W_i``.

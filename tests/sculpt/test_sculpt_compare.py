@@ -4,7 +4,16 @@ import numpy as np
 import pytest
 
 from attnlib import Heads, attention, boolean_inputs
-from attnlib.sculpt import METHODS, Comparison, SculptReport, compare_methods, crude_sum_W, learn, planted_instance, sweep
+from attnlib.sculpt import (
+    METHODS,
+    Comparison,
+    SculptReport,
+    compare_methods,
+    crude_sum_W,
+    learn,
+    planted_instance,
+    sweep,
+)
 from attnlib.sculpt.compare import relative_test_error
 from attnlib.sculpt.diagnostics import LayerErrors, phase_diagnostics, single_head_curve
 

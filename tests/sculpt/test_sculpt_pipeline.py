@@ -7,10 +7,10 @@ from attnlib import Heads, attention, boolean_inputs
 from attnlib.sculpt import (
     Candidates,
     PolishRuns,
+    Sculpted,
     SculptError,
     SculptReport,
     SculptResult,
-    Sculpted,
     Span,
     SumWEstimate,
     carve,
@@ -138,7 +138,8 @@ def test_without_polish_an_uncertified_candidate_raises_phase_5_with_the_report(
         learn(X, attention(X, teacher), 2, rng=rng, polish=False)
     assert info.value.phase == "phase 5"
     report = info.value.report
-    assert isinstance(report.candidates.best, Heads) and report.polish is None and report.heads is report.candidates.best
+    assert isinstance(report.candidates.best, Heads) and report.polish is None
+    assert report.heads is report.candidates.best
 
 
 def test_labels_from_no_attention_layer_fail_in_a_named_phase():
