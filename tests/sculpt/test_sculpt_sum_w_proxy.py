@@ -152,8 +152,8 @@ def test_phase_three_done_when_large_shared_component(d, n, N, scale, shared):
         rng = np.random.default_rng(seed)
         heads = planted_instance(2, d, scale=scale, shared=shared, rng=rng)
         X = boolean_inputs(N, n, d, rng=rng)
-        out = carve(X, attention(X, heads))
-        good_sum += rel(out.sum_W_slice, heads.W.sum(0)) <= 0.01
+        out = carve(X, attention(X, heads)).sculpted
+        good_sum += rel(out.slice.estimate, heads.W.sum(0)) <= 0.01
         good_cos += cosine(out.proxy, min_norm_point(heads.Theta)[0]) >= 0.9
     assert good_sum >= 18 and good_cos >= 18
 
