@@ -49,8 +49,10 @@ module             what it holds                                             cha
 The rules of the layout (``tests/test_architecture.py`` enforces them):
 ``import attnlib`` loads numpy only; the core modules above ``rkhs/`` import no
 learner; ``rkhs`` and ``sculpt`` never import each other; no algorithm imports
-``checks``; no part imports a view (``viz``, ``widgets``); and no module imports
-a private name from another subpackage.
+``checks``; no part imports a view (``viz``, ``widgets``); no module imports a
+private module of another subpackage; and no module takes a private name (``_name``)
+from another module, inside its own subpackage too: a helper that several modules
+share has a public name (in a private module such as ``sculpt/_common.py``).
 
 Every subpackage is imported on first use, so matplotlib, ipywidgets and scipy
 load only when a chapter needs them. A chapter imports its views one way:
@@ -65,13 +67,14 @@ from . import _deprecated
 from .attention import attention, attention_weights, softmax
 from .heads import Heads, random_heads
 from .inputs import boolean_inputs, gaussian_inputs
-from .landscape import interpolate, loss_along_line, partners
+from .landscape import Partners, interpolate, loss_along_line, partners
 from .training import TrainResult, loss_and_gradient, squared_loss, train
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Heads",
+    "Partners",
     "TrainResult",
     "attention",
     "attention_weights",

@@ -12,7 +12,7 @@ import numbers
 import numpy as np
 
 
-def _describe(value) -> str:
+def describe(value) -> str:
     """``'abc' (str)``: what a caller passed, for an error message."""
     text = repr(value)
     if len(text) > 60:
@@ -26,7 +26,7 @@ def check_positive_int(name: str, value) -> int:
     A float (even ``2.0``) or a bool is refused: a size is never one in disguise.
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be a positive integer; received {_describe(value)}")
+        raise TypeError(f"{name} must be a positive integer; received {describe(value)}")
     if value <= 0:
         raise ValueError(f"{name} must be a positive integer; received {value}")
     return int(value)
@@ -35,7 +35,7 @@ def check_positive_int(name: str, value) -> int:
 def check_nonnegative_int(name: str, value) -> int:
     """Return ``value`` as an int, or raise if it is not an integer >= 0 (bools refused)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer >= 0; received {_describe(value)}")
+        raise TypeError(f"{name} must be an integer >= 0; received {describe(value)}")
     if value < 0:
         raise ValueError(f"{name} must be an integer >= 0; received {value}")
     return int(value)
@@ -44,7 +44,7 @@ def check_nonnegative_int(name: str, value) -> int:
 def check_positive_float(name: str, value) -> float:
     """Return ``value`` as a float, or raise if it is not a finite positive number."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a positive number; received {_describe(value)}")
+        raise TypeError(f"{name} must be a positive number; received {describe(value)}")
     if not np.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a finite positive number; received {value}")
     return float(value)
@@ -58,7 +58,7 @@ def check_tolerance(name: str, value) -> float:
 def check_real(name: str, value, *, low: float | None = None, high: float | None = None) -> float:
     """Return ``value`` as a finite float in ``[low, high]`` (either bound optional)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number; received {_describe(value)}")
+        raise TypeError(f"{name} must be a real number; received {describe(value)}")
     value = float(value)
     if not np.isfinite(value):
         raise ValueError(f"{name} must be finite; received {value}")
@@ -75,7 +75,7 @@ def check_flag(name: str, value) -> bool:
     A truthy string such as ``"False"`` is refused rather than read as True.
     """
     if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False; received {_describe(value)}")
+        raise TypeError(f"{name} must be True or False; received {describe(value)}")
     return bool(value)
 
 
@@ -85,7 +85,7 @@ def check_rng(rng, name: str = "rng") -> np.random.Generator:
         return np.random.default_rng(rng)
     if isinstance(rng, (bool, np.bool_)) or not isinstance(rng, numbers.Integral):
         raise TypeError(
-            f"{name} must be None, an integer seed >= 0 or a numpy.random.Generator; received {_describe(rng)}"
+            f"{name} must be None, an integer seed >= 0 or a numpy.random.Generator; received {describe(rng)}"
         )
     if rng < 0:
         raise ValueError(f"{name} must be None, an integer seed >= 0 or a numpy.random.Generator; received {rng}")
@@ -150,7 +150,7 @@ def check_instance(name: str, value, cls, where: str = ""):
     """Return ``value`` if it is an instance of ``cls``, else a TypeError naming ``name`` (and ``where`` from)."""
     if not isinstance(value, cls):
         source = f" (from {where})" if where else ""
-        raise TypeError(f"{name} must be a {cls.__name__}{source}; received {_describe(value)}")
+        raise TypeError(f"{name} must be a {cls.__name__}{source}; received {describe(value)}")
     return value
 
 
@@ -161,7 +161,7 @@ def check_mapping(name: str, value, *, of=None, where: str = "") -> dict:
     """
     if not isinstance(value, dict):
         raise TypeError(
-            f"{name} must be a dict of label -> entry, one per line or panel; received {_describe(value)}"
+            f"{name} must be a dict of label -> entry, one per line or panel; received {describe(value)}"
         )
     if not value:
         raise ValueError(f"{name} must have at least one entry; received an empty dict")
@@ -170,7 +170,7 @@ def check_mapping(name: str, value, *, of=None, where: str = "") -> dict:
             if not isinstance(entry, of):
                 kinds = of.__name__ if isinstance(of, type) else " or ".join(c.__name__ for c in of)
                 source = f" (from {where})" if where else ""
-                raise TypeError(f"{name}[{label!r}] must be a {kinds}{source}; received {_describe(entry)}")
+                raise TypeError(f"{name}[{label!r}] must be a {kinds}{source}; received {describe(entry)}")
     return value
 
 
@@ -180,7 +180,7 @@ def check_series(name: str, series, *, length: int | None = None) -> dict:
     NaN is allowed (a gap in a line); None, text, objects and complex numbers are not.
     """
     if not isinstance(series, dict):
-        raise TypeError(f"{name} must be a dict of label -> 1-D array; received {_describe(series)}")
+        raise TypeError(f"{name} must be a dict of label -> 1-D array; received {describe(series)}")
     out = {}
     for label, values in series.items():
         arr = check_array_dtype(f"{name}[{label!r}]", values).astype(float)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ._validation import as_float_array, check_choice, check_flag, check_real, check_rng, check_targets
@@ -74,33 +76,56 @@ def loss_along_line(X, Y, start: Heads, end: Heads, ts, *, kind: str = "softmax"
     return np.array(losses)
 
 
-def partners(heads: Heads, *, kind: str = "softmax", rng=None) -> dict:
+@dataclass(frozen=True, eq=False)
+class Partners:
+    """Other parameter points to draw lines to from a layer (:func:`partners`).
+
+    Attributes
+    ----------
+    permuted : Heads or None
+        The heads cyclically shifted: the same function (None for one head).
+    gauge : Heads or None
+        Every head ``(-Theta_i, -W_i)``: the same function for linear attention (None for softmax).
+    random : Heads
+        A random layer of the same size and norms, for contrast.
+    """
+
+    permuted: Heads | None
+    gauge: Heads | None
+    random: Heads
+
+    def named(self) -> tuple[tuple[str, Heads], ...]:
+        """The partners that exist, as ``(name, heads)`` with name ``"permuted"``, ``"gauge"`` or ``"random"``."""
+        return tuple((name, getattr(self, name)) for name in ("permuted", "gauge", "random")
+                     if getattr(self, name) is not None)
+
+    def __repr__(self) -> str:
+        return f"Partners({', '.join(name for name, _ in self.named())})"
+
+
+def partners(heads: Heads, *, kind: str = "softmax", rng=None) -> Partners:
     """Other parameter points to draw lines to from ``heads``.
 
     Returns
     -------
-    dict of str -> Heads
-        ``"heads permuted"`` (cyclic shift of the heads; needs m >= 2) and, for
-        linear attention, ``"gauge c = -1"`` (every head ``(-Theta_i, -W_i)``):
-        both compute exactly the same function as ``heads``. ``"random heads"``
-        is a random layer of the same size and norms, for contrast.
+    Partners
+        ``permuted`` (cyclic shift of the heads; needs m >= 2) and, for linear
+        attention, ``gauge`` (every head ``(-Theta_i, -W_i)``): both compute
+        exactly the same function as ``heads``. ``random`` is a random layer of
+        the same size and norms, for contrast.
 
     Examples
     --------
-    >>> sorted(partners(random_heads(2, 3, rng=0), kind="linear", rng=1))
-    ['gauge c = -1', 'heads permuted', 'random heads']
+    >>> partners(random_heads(2, 3, rng=0), kind="linear", rng=1)
+    Partners(permuted, gauge, random)
     """
     heads = as_heads(heads)
     check_choice("kind", kind, KINDS)
     rng = check_rng(rng)
-    out = {}
-    if heads.m >= 2:
-        out["heads permuted"] = heads[np.roll(np.arange(heads.m), 1)]
-    if kind == "linear":
-        out["gauge c = -1"] = Heads(-heads.Theta, -heads.W)
+    permuted = heads[np.roll(np.arange(heads.m), 1)] if heads.m >= 2 else None
+    gauge = Heads(-heads.Theta, -heads.W) if kind == "linear" else None
     Theta = rng.standard_normal(heads.Theta.shape)
     W = rng.standard_normal(heads.W.shape)
     Theta *= np.linalg.norm(heads.Theta) / np.linalg.norm(Theta)
     W *= np.linalg.norm(heads.W) / np.linalg.norm(W)
-    out["random heads"] = Heads(Theta, W)
-    return out
+    return Partners(permuted, gauge, Heads(Theta, W))

@@ -16,6 +16,9 @@ from ._validation import check_choice, check_flag, check_positive_float, check_p
 from .attention import KINDS, forward
 from .heads import Heads, as_heads, random_heads
 
+#: the learning-rate schedules of :func:`train`
+SCHEDULES = ("constant", "cosine")
+
 
 def loss_and_gradient_arrays(X, Y, last, Theta, W, kind, causal, need_grad=True):
     """:func:`loss_and_gradient` on arrays that are already checked (the learners' inner loop).
@@ -219,7 +222,7 @@ def train(
     """
     rng = check_rng(rng)
     check_choice("kind", kind, KINDS)
-    check_choice("schedule", schedule, ("constant", "cosine"))
+    check_choice("schedule", schedule, SCHEDULES)
     causal = check_flag("causal", causal)
     epochs = check_positive_int("epochs", epochs)
     lr = check_positive_float("lr", lr)

@@ -7,7 +7,8 @@ For each size -- small (d=4, n=3, m=2, N=3000) and large (d=8, n=4, m=3,
 N=10000) -- every method learns the same planted instances (attnlib.sculpt.
 planted_instance, scale 4, shared 0.6) and is scored on 2000 fresh examples:
 
-* sculpt + polish, and sculpt without polish (the phase-5 candidate of the same run);
+* sculpt + polish, and sculpt without polish (the phase-5 candidate of the same run, sculpted
+  again on the same random stream so that each method is timed on its own);
 * the same Levenberg-Marquardt polish from up to 5 random starts;
 * L-BFGS from up to 5 random starts;
 * Adam (attnlib.train, full batch, cosine schedule) from up to 5 random starts.
@@ -88,10 +89,8 @@ from _results import write_results  # noqa: E402
 
 from attnlib import attention, boolean_inputs  # noqa: E402
 from attnlib.sculpt import (  # noqa: E402
-    METHOD_IDS,
     METHODS,
     START_KINDS,
-    START_LABELS,
     binomial_interval,
     carve,
     compare_methods,
@@ -101,6 +100,7 @@ from attnlib.sculpt import (  # noqa: E402
     sweep,
 )
 from attnlib.sculpt.diagnostics import cosine, phase_diagnostics, relative  # noqa: E402
+from attnlib.viz.sculpt import METHOD_LABELS, START_LABELS, phase_report_entries  # noqa: E402
 
 ACCEPT, SUCCESS, RESTARTS, TEST_EXAMPLES, SCALE, SHARED = 1e-6, 1e-3, 5, 2000, 4.0, 0.6
 RULE = ("a start is accepted when the relative residual ||F(X) - Y|| / ||Y|| on all the training "
@@ -163,13 +163,14 @@ def run_size(name, spec, seeds):
             seconds[k].append(res[k].seconds)
             starts[k].append(res[k].starts)
             certified[k].append(res[k].certified)
-        sculpted = res["sculpt + polish"]
+        sculpted = res["sculpt_polish"]
         if sculpted.failed_phase:
             failures.append((seed, sculpted.failed_phase))
-        diags.append(phase_diagnostics(sculpted.report, teacher, X_test, Y_test))
-        halfspaces.append(sculpted.report.n_constraints or 0)
-        print(f"  seed {seed:2d}: " + ", ".join(f"{k} {fmt(res[k].error)} ({res[k].starts})" for k in METHODS),
-              flush=True)
+        diags.append(phase_report_entries(phase_diagnostics(sculpted.report, teacher, X_test, Y_test)))
+        body = None if sculpted.report.sculpted is None else sculpted.report.sculpted.body
+        halfspaces.append(0 if body is None else body.n_constraints)
+        print(f"  seed {seed:2d}: " + ", ".join(f"{METHOD_LABELS[k]} {fmt(res[k].error)} ({res[k].starts})"
+                                                 for k in METHODS), flush=True)
     out = {**spec, "seeds": seeds, "methods": {}, "restarted_seeds": {}}
     print(f"\n  {'method':22s} {'success':>9s} {'starts':>7s} {'most':>5s} {'accepted':>9s} "
           f"{'median error':>13s} {'median s':>9s}")
@@ -178,16 +179,17 @@ def run_size(name, spec, seeds):
         ok = int(np.sum(np.nan_to_num(e, nan=np.inf) <= SUCCESS))
         used = int(np.sum(starts[k]))
         accepted = int(np.sum(certified[k]))
-        print(f"  {k:22s} {ok:4d}/{len(e):<4d} {used:7d} {max(starts[k]):5d} {f'{accepted}/{used}':>9s} "
-              f"{fmt(np.nanmedian(e)):>13s} {np.median(seconds[k]):9.2f}")
-        out["methods"][METHOD_IDS[k]] = {
-            "label": k, "successes": ok, "runs": len(e), "starts": used, "most_starts": int(max(starts[k])),
+        print(f"  {METHOD_LABELS[k]:22s} {ok:4d}/{len(e):<4d} {used:7d} {max(starts[k]):5d} "
+              f"{f'{accepted}/{used}':>9s} {fmt(np.nanmedian(e)):>13s} {np.median(seconds[k]):9.2f}")
+        out["methods"][k] = {
+            "label": METHOD_LABELS[k], "successes": ok, "runs": len(e), "starts": used,
+            "most_starts": int(max(starts[k])),
             "accepted_starts": accepted, "median_error": number(np.nanmedian(e)),
             "median_seconds": float(np.median(seconds[k])), "errors": [number(v) for v in e],
             "seconds": [float(v) for v in seconds[k]], "starts_per_seed": [int(v) for v in starts[k]],
         }
-        out["restarted_seeds"][METHOD_IDS[k]] = [s for s, v in enumerate(starts[k]) if v > 1]
-    ratio = np.median(seconds["sculpt + polish"]) / np.median(seconds["polish from random"])
+        out["restarted_seeds"][k] = [s for s, v in enumerate(starts[k]) if v > 1]
+    ratio = np.median(seconds["sculpt_polish"]) / np.median(seconds["polish_random"])
     out["time_ratio"] = float(ratio)
     print(f"  time ratio, sculpt + polish / polish from random starts: {ratio:.1f}")
     out["sculpting_failures"] = [{"seed": s, "phase": p} for s, p in failures]
@@ -226,8 +228,8 @@ def run_phase3(seeds):
             rng = np.random.default_rng(seed)
             teacher = planted_instance(2, d, scale=scale, shared=shared, rng=rng)
             X = boolean_inputs(N, n, d, rng=rng)
-            res = carve(X, attention(X, teacher))
-            errs.append(relative(res.sum_W_slice, teacher.W.sum(0)))
+            res = carve(X, attention(X, teacher)).sculpted
+            errs.append(relative(res.slice.estimate, teacher.W.sum(0)))
             coss.append(cosine(res.proxy, min_norm_point(teacher.Theta)[0]))
         errs, coss = np.array(errs), np.array(coss)
         label = f"d={d} n={n} N={N} scale={scale:g} shared={shared:g}"
@@ -249,16 +251,17 @@ def run_sweep(seeds, adam):
     out = {"d": 4, "n": 3, "m": 2, "shared": 0.6, "seeds": seeds, "scales": scales, "sizes": sizes, "methods": {}}
     for k in methods:
         starts = res.starts[k]
-        print(f"  {k}: {int(starts.sum())} starts in {starts.size} runs, at most {int(starts.max())}")
-        print(f"  {k}")
+        print(f"  {METHOD_LABELS[k]}: {int(starts.sum())} starts in {starts.size} runs, at most {int(starts.max())}")
+        print(f"  {METHOD_LABELS[k]}")
         print("    scale \\ N " + "".join(f"{s:>7d}" for s in sizes))
         for a, scale in enumerate(scales):
             print(f"    {scale:9g} " + "".join(f"{v:7.2f}" for v in res.success[k][a]))
         ok = np.nan_to_num(res.errors[k], nan=np.inf) <= SUCCESS
         failed = [{"scale": scales[a], "N": sizes[b], "failed_seeds": int(seeds - ok[a, b].sum())}
                   for a in range(len(scales)) for b in range(len(sizes)) if not ok[a, b].all()]
-        out["methods"][METHOD_IDS[k]] = {
-            "label": k, "success": [[float(v) for v in row] for row in res.success[k]], "failed_cells": failed,
+        out["methods"][k] = {
+            "label": METHOD_LABELS[k], "success": [[float(v) for v in row] for row in res.success[k]],
+            "failed_cells": failed,
             "starts": int(starts.sum()), "runs": int(starts.size), "most_starts": int(starts.max()),
         }
     return out

@@ -7,7 +7,10 @@ The rules (also in the docstring of ``attnlib/__init__.py``):
 3. ``rkhs`` and ``sculpt`` never import each other;
 4. no algorithm imports ``checks``;
 5. no part of the library imports a view (``viz``, ``widgets``);
-6. no module imports a private name, or a private module, of another subpackage.
+6. no module imports a private module of another subpackage;
+7. no module takes a private name (``_name``) from another module, inside its own subpackage
+   too: ``from .body import _helper`` and ``body._helper`` after ``from . import body`` both
+   break it. A helper that several modules share has a public name, in a private module.
 
 Imports are read with ``ast``, so an import inside a function counts as much as one at the
 top of a file (rule 1 counts only what runs on ``import attnlib``). A broken rule fails with
@@ -81,12 +84,14 @@ class Package:
         tree = ast.parse(path.read_text(), filename=str(path))
         inside = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
                   for n in ast.walk(f) if n is not f}
-        edges = []
+        edges, aliases = [], {}  # aliases: a local name bound to a module of the package -> that module
         for node in ast.walk(tree):
             top = id(node) not in inside
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     edges.append(self._edge(module, alias.name, (), node.lineno, top, path))
+                    if alias.asname and alias.name in self.modules:
+                        aliases[alias.asname] = alias.name
             elif isinstance(node, ast.ImportFrom):
                 target = self._resolve(module, node.level, node.module)
                 plain = []
@@ -94,10 +99,16 @@ class Package:
                     sub = f"{target}.{alias.name}"
                     if sub in self.modules:  # ``from . import viz``: the submodule itself
                         edges.append(self._edge(module, sub, (), node.lineno, top, path))
+                        aliases[alias.asname or alias.name] = sub
                     else:
                         plain.append(alias.name)
                 if plain or not node.names:
                     edges.append(self._edge(module, target, tuple(plain), node.lineno, top, path))
+        # ``body._helper`` after ``from . import body``: a private name taken through the module
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+                edges.append(Edge(module, aliases[node.value.id], (node.attr,), node.lineno,
+                                  id(node) not in inside, path))
         return [e for e in edges if e.target != "__future__"]
 
     def _edge(self, module, target, names, line, top, path) -> Edge:
@@ -205,21 +216,25 @@ def violations(package: Package, rules: Rules | None = None) -> dict[str, list[s
             if route:
                 fail("no part imports a view", f"{module} imports the view {route[-1].target}:" + _show(route))
 
-    # 6. no private name or private module of another subpackage
+    # 6. no private module of another subpackage; 7. no private name of another module, anywhere
     for e in package.edges:
         if e.target not in package.modules:
             continue
         owner = _owner(package, e.target)
         private_module = any(part.startswith("_") for part in e.target.split(".")[1:])
-        private_names = [n for n in e.names if n.startswith("_")]
-        home = _owner(package, e.source)
+        private_names = [n for n in e.names if _private(n)]
         if private_module and not _in(e.source, owner):
-            fail("no private import across subpackages",
+            fail("no private module across subpackages",
                  f"{e.source} imports the private module {e.target} of {owner}:" + _show([e]))
-        if private_names and (home != owner or owner == name):
-            fail("no private import across subpackages",
-                 f"{e.source} imports the private name {', '.join(private_names)} of {e.target}:" + _show([e]))
+        if private_names and e.target != e.source:
+            fail("no private name across modules",
+                 f"{e.source} takes the private name {', '.join(private_names)} of {e.target}:" + _show([e]))
     return found
+
+
+def _private(name: str) -> bool:
+    """``_name`` is private; ``__name__`` and ``__all__`` (dunders) are not."""
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
 
 def _owner(package: Package, module: str) -> str:
@@ -292,6 +307,7 @@ BROKEN = {
     "sculpt/_common.py": "def _helper():\n    return 0\n\ndef shared():\n    return 1\n",
     "sculpt/body.py": (
         "from ._common import _helper\n\ndef cut():\n    from ..checks import grade\n    return grade, _helper\n"),
+    "sculpt/span.py": "from . import body\n\ndef face():\n    return body._cut_private(), body.__name__\n",
     "lower_bounds/__init__.py": "from ..sculpt._common import shared\nfrom ..training import _private\n",
     "checks/__init__.py": "def grade():\n    return 0\n",
     "viz/__init__.py": "",
@@ -313,7 +329,7 @@ def test_the_checker_finds_every_broken_rule_with_its_route(tmp_path):
     report = _report(found)
     assert set(found) == {"import loads numpy only", "core imports no learner", "rkhs and sculpt apart",
                           "no algorithm imports checks", "no part imports a view",
-                          "no private import across subpackages"}, report
+                          "no private module across subpackages", "no private name across modules"}, report
     # each failure names the route, step by step, with file and line
     assert "`import attnlib` loads scipy:\n    attnlib -> attnlib.heads (Heads)   [__init__.py:1]\n" \
            "    attnlib.heads -> scipy   [heads.py:1]" in report, report
@@ -324,9 +340,17 @@ def test_the_checker_finds_every_broken_rule_with_its_route(tmp_path):
     assert "attnlib.sculpt.body imports attnlib.checks:" in report, report
     assert "attnlib.rkhs.regression imports the view attnlib.viz.figures:" in report, report
     assert "attnlib.lower_bounds imports the private module attnlib.sculpt._common of attnlib.sculpt" in report
-    assert "attnlib.lower_bounds imports the private name _private of attnlib.training" in report, report
-    # a private name inside its own subpackage is allowed, and a view may import a part
-    assert "_helper" not in report and "attnlib.viz.figures imports" not in report, report
+    assert "attnlib.lower_bounds takes the private name _private of attnlib.training" in report, report
+    # inside its own subpackage too, imported by name or taken through the module; a dunder is not private
+    assert "attnlib.sculpt.body takes the private name _helper of attnlib.sculpt._common:\n" \
+           "    attnlib.sculpt.body -> attnlib.sculpt._common (_helper)   [body.py:1]" in report, report
+    assert "attnlib.sculpt.span takes the private name _cut_private of attnlib.sculpt.body:\n" \
+           "    attnlib.sculpt.span -> attnlib.sculpt.body (_cut_private)   [span.py:4, inside a function]" in report
+    assert "__name__" not in report
+    # a shared private module inside its own subpackage is allowed, and a view may import a part
+    assert "private module attnlib.sculpt._common of attnlib.sculpt:" not in report.replace(
+        "attnlib.lower_bounds imports the private module attnlib.sculpt._common of attnlib.sculpt", "")
+    assert "attnlib.viz.figures imports" not in report, report
 
 
 def test_the_checker_passes_a_package_that_keeps_the_rules(tmp_path):
@@ -334,6 +358,9 @@ def test_the_checker_passes_a_package_that_keeps_the_rules(tmp_path):
     good["heads.py"] = "class Heads:\n    pass\n"
     good["attention.py"] = "from .heads import Heads\n"
     good["rkhs/regression.py"] = "from ..training import train\n\ndef fit():\n    return train\n"
-    good["sculpt/body.py"] = "from ._common import _helper\n\ndef cut():\n    return _helper\n"
+    good["sculpt/_common.py"] = "def helper():\n    return 0\n"
+    good["sculpt/body.py"] = "from ._common import helper\n\ndef cut():\n    return helper, _own()\n\n" \
+                             "def _own():\n    return 1\n"
+    good["sculpt/span.py"] = "from . import body\n\ndef face():\n    return body.cut(), body.__name__\n"
     good["lower_bounds/__init__.py"] = "from ..training import train\n"
     assert violations(Package.read(_write(tmp_path, good))) == {}

@@ -30,9 +30,9 @@ def test_symmetric_partners_compute_the_same_function_and_break_convexity(kind):
     teacher = random_heads(2, 3, scale=2.0, rng=rng)
     X = gaussian_inputs(30, 4, 3, rng=rng)
     Y = attention(X, teacher, kind=kind)
-    for name, other in partners(teacher, kind=kind, rng=rng).items():
+    for name, other in partners(teacher, kind=kind, rng=rng).named():
         L = loss_along_line(X, Y, teacher, other, [0.0, 0.5, 1.0], kind=kind)
-        if name == "random heads":
+        if name == "random":
             assert L[2] > 1e-3
         else:
             assert L[0] < 1e-25 and L[2] < 1e-25
@@ -40,9 +40,12 @@ def test_symmetric_partners_compute_the_same_function_and_break_convexity(kind):
 
 
 def test_partner_names():
-    assert list(partners(random_heads(1, 2, rng=0), kind="softmax", rng=0)) == ["random heads"]
-    assert set(partners(random_heads(3, 2, rng=0), kind="linear", rng=0)) == {
-        "heads permuted", "gauge c = -1", "random heads"}
+    one = partners(random_heads(1, 2, rng=0), kind="softmax", rng=0)
+    assert [name for name, _ in one.named()] == ["random"] and one.permuted is None and one.gauge is None
+    three = partners(random_heads(3, 2, rng=0), kind="linear", rng=0)
+    assert [name for name, _ in three.named()] == ["permuted", "gauge", "random"]
+    np.testing.assert_array_equal(three.gauge.W, -random_heads(3, 2, rng=0).W)
+    assert repr(three) == "Partners(permuted, gauge, random)"
 
 
 def test_errors():

@@ -86,7 +86,7 @@ def check_halfspaces(fn) -> None:
     Examples
     --------
     >>> from attnlib.sculpt import Certificates, halfspaces
-    >>> check_halfspaces(lambda X, e, a, b: halfspaces(X, Certificates(e, a, b, 0 * e, 0.0, 0)))
+    >>> check_halfspaces(lambda X, e, a, b: halfspaces(X, Certificates(e, a, b, 0.0 * e, 1.0, X[..., 0].size)))
     check_halfspaces: all 4 cases passed.
     """
     rng = case_rng(603)

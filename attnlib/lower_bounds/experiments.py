@@ -6,16 +6,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_positive_int, check_rng
+from .._arguments import arguments, choice, instance
 from ..attention import attention
 from ..heads import Heads
 from ..inputs import boolean_inputs
-from ..training import train
+from ..training import SCHEDULES, train
 from .family import ParityInstance, parity_instance
 
 __all__ = ["GDRun", "gd_experiment"]
 
 
+@arguments(instance=instance(ParityInstance, where="parity_instance"), heads="heads", loss="array",
+           test_loss="array", trivial="tol", seconds="score")
 @dataclass(frozen=True, eq=False)
 class GDRun:
     """One fixed-budget gradient run on a parity instance.
@@ -50,6 +52,8 @@ class GDRun:
                 f"final relative test loss={self.relative_test_loss[-1]:.3g})")
 
 
+@arguments(d="size", s="size", N="size", N_test="size", epochs="size", lr="tol", batch_size="optsize", m="optsize",
+           schedule=choice(*SCHEDULES), rng="rng")
 def gd_experiment(d: int, s: int, *, N: int = 1024, N_test: int = 512, epochs: int = 200, lr: float = 0.03,
                   batch_size: int | None = 128, m: int | None = None, schedule: str = "cosine",
                   rng=None) -> GDRun:
@@ -84,13 +88,11 @@ def gd_experiment(d: int, s: int, *, N: int = 1024, N_test: int = 512, epochs: i
     >>> run.loss.shape, run.heads
     ((4,), Heads(m=2, d=4))
     """
-    rng = check_rng(rng)
-    N, N_test = check_positive_int("N", N), check_positive_int("N_test", N_test)
     r_inst, r_train, r_test, r_fit = rng.spawn(4)
     instance = parity_instance(d, s, rng=r_inst)
     X = boolean_inputs(N, 2, d, rng=r_train)
     X_test = boolean_inputs(N_test, 2, d, rng=r_test)
-    m = instance.m if m is None else check_positive_int("m", m)
+    m = instance.m if m is None else m
     result = train(X, attention(X, instance.heads), m, epochs=epochs, lr=lr, batch_size=batch_size,
                    schedule=schedule, X_val=X_test, Y_val=attention(X_test, instance.heads), rng=r_fit)
     return GDRun(instance, result.heads, result.loss, result.val_loss, 2.0 / d, result.seconds)

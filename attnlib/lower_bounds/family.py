@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_float_array, check_positive_int, check_rng, check_sequences
+from .._arguments import arguments, structure
+from .._validation import check_sequences
 from ..heads import Heads
 
 __all__ = [
@@ -34,13 +35,7 @@ def _sigmoid(t: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * t))
 
 
-def check_s(s) -> int:
-    """``s``, the size of the hidden set, as a positive int (a clear error otherwise)."""
-    if isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s < 1:
-        raise ValueError(f"s (the size of the hidden set, m = s + 1 heads) must be at least 1; received s={s}")
-    return check_positive_int("s", s)
-
-
+@arguments(s="size")
 def parity_betas(s: int) -> np.ndarray:
     """The default attention scales beta_0, ..., beta_s of the parity family.
 
@@ -69,11 +64,11 @@ def parity_betas(s: int) -> np.ndarray:
     >>> parity_betas(2)
     array([ 0.  ,  0.35, 20.  ])
     """
-    s = check_s(s)
     k = np.arange(s, dtype=float)
     return np.append(BETA_SCALE * k / (s - k), HARD_BETA)
 
 
+@arguments(s="size", betas="optarray")
 def parity_coefficients(s: int, *, betas=None) -> np.ndarray:
     """The projection weights c that turn s + 1 sigmoids into an alternating sign.
 
@@ -112,8 +107,7 @@ def parity_coefficients(s: int, *, betas=None) -> np.ndarray:
     >>> c.round(6), float(c.sum())
     (array([ 6., -4.]), 2.0)
     """
-    s = check_s(s)
-    betas = parity_betas(s) if betas is None else as_float_array("betas", betas)
+    betas = parity_betas(s) if betas is None else betas
     if betas.shape != (s + 1,):
         raise ValueError(f"betas must have shape (s + 1,) = ({s + 1},) for s={s}; received shape {betas.shape}")
     if np.unique(betas).size != betas.size:
@@ -140,6 +134,7 @@ def parity_coefficients(s: int, *, betas=None) -> np.ndarray:
     return c
 
 
+@arguments(s="size", betas="array")
 def alternating_sigmoid_sum(s: int, betas) -> np.ndarray:
     """The alternating sum ``T(beta) = sum_k C(s, k) (-1)**k sigmoid(2 beta k)``, k = 0..s.
 
@@ -171,13 +166,12 @@ def alternating_sigmoid_sum(s: int, betas) -> np.ndarray:
     >>> round(float(c @ alternating_sigmoid_sum(3, betas)), 9)
     8.0
     """
-    s = check_s(s)
-    betas = as_float_array("betas", betas)
     k = np.arange(s + 1)
     weights = np.array([math.comb(s, int(j)) * (-1.0) ** j for j in k])  # (s + 1,)
     return _sigmoid(2.0 * betas[..., None] * k) @ weights  # (..., s + 1) @ (s + 1,)
 
 
+@arguments(s="size", signed="flag", betas="array", total="tol", default_total="tol", starts="size")
 @dataclass(frozen=True, eq=False)
 class ScaleSearch:
     """The smallest total weight a numerical search found for the parity family at one s.
@@ -241,6 +235,7 @@ def _total_weight(s: int, signed: bool):
     return value_and_gradient
 
 
+@arguments(s="size", signed="flag", starts="size", rng="rng")
 def search_parity_betas(s: int, *, signed: bool = False, starts: int = 5, rng=None) -> ScaleSearch:
     """Search for the scales beta that make the weights of the parity family smallest.
 
@@ -284,12 +279,6 @@ def search_parity_betas(s: int, *, signed: bool = False, starts: int = 5, rng=No
     """
     from scipy.optimize import minimize
 
-    s = check_s(s)
-    if not isinstance(signed, (bool, np.bool_)):
-        raise TypeError(f"signed must be True or False; received {signed!r} ({type(signed).__name__})")
-    starts = check_positive_int("starts", starts)
-    rng = check_rng(rng)
-    signed = bool(signed)
     f = _total_weight(s, signed)
     default = parity_betas(s)
     initial = [default] + [np.sort(rng.uniform(-1.0 if signed else 0.0, 2.0, s + 1)) for _ in range(starts - 1)]
@@ -311,6 +300,8 @@ def search_parity_betas(s: int, *, signed: bool = False, starts: int = 5, rng=No
     return ScaleSearch(s, signed, best_betas, min(best_total, default_total), default_total, starts)
 
 
+@arguments(heads="heads", support=structure("a sorted tuple of coordinates"), readout="index", betas="array",
+           coefficients="array")
 @dataclass(frozen=True, eq=False)
 class ParityInstance:
     """A member of the parity family, with its ground truth.
@@ -333,6 +324,18 @@ class ParityInstance:
     betas: np.ndarray
     coefficients: np.ndarray
 
+    def __post_init__(self):
+        d, m = self.heads.d, self.heads.m
+        support = self.support
+        if not (isinstance(support, tuple) and all(isinstance(j, int) and 0 <= j < d for j in support)):
+            raise ValueError(f"support must be a tuple of coordinates in 0 .. {d - 1}; received {support!r}")
+        if not self.readout < d or self.readout in support:
+            raise ValueError(f"readout must be a coordinate in 0 .. {d - 1} outside the support; received "
+                             f"{self.readout}")
+        if self.betas.shape != (m,) or self.coefficients.shape != (m,):
+            raise ValueError(f"betas and coefficients must have one entry per head, shape ({m},); received shapes "
+                             f"{self.betas.shape} and {self.coefficients.shape}")
+
     @property
     def s(self) -> int:
         return len(self.support)
@@ -345,11 +348,13 @@ class ParityInstance:
     def m(self) -> int:
         return self.heads.m
 
+    @arguments(X="array")
     def parity(self, X) -> np.ndarray:
         """``chi_S(x_1) chi_S(x_2)`` for each sequence of a batch X of shape (N, 2, d); shape (N,)."""
         X = _check_pairs(X, self.d)
         return np.prod(X[:, 0, list(self.support)] * X[:, 1, list(self.support)], axis=1)
 
+    @arguments(X="array")
     def formula(self, X) -> np.ndarray:
         """The closed form of the layer's output on a batch X of shape (N, 2, d); shape (N, 2, d).
 
@@ -377,6 +382,7 @@ def _check_pairs(X, d: int) -> np.ndarray:
     return X3
 
 
+@arguments(d="size", s="size", betas="optarray", rng="rng")
 def parity_instance(d: int, s: int, *, betas=None, rng=None) -> ParityInstance:
     """Draw a member of the parity family: m = s + 1 heads hiding a parity of degree 2s + 1.
 
@@ -411,13 +417,10 @@ def parity_instance(d: int, s: int, *, betas=None, rng=None) -> ParityInstance:
     >>> bool(np.abs(attention(X, inst.heads) - inst.formula(X)).max() < 1e-12)
     True
     """
-    rng = check_rng(rng)
-    d = check_positive_int("d", d)
-    s = check_s(s)
     if d < s + 1:
         raise ValueError(f"d={d} is too small for s={s}: the hidden set S needs s coordinates besides the "
                          f"read-out coordinate r, so d must be at least s + 1 = {s + 1}")
-    betas = parity_betas(s) if betas is None else as_float_array("betas", betas)
+    betas = parity_betas(s) if betas is None else betas
     c = parity_coefficients(s, betas=betas)
     support = tuple(sorted(int(j) for j in rng.choice(d - 1, size=s, replace=False)))
     readout = d - 1
@@ -432,6 +435,7 @@ def parity_instance(d: int, s: int, *, betas=None, rng=None) -> ParityInstance:
     return ParityInstance(Heads(Theta, W), support, readout, betas, c)
 
 
+@arguments(d="size", s="size", rng="rng")
 def parity_heads(d: int, s: int, *, rng=None) -> Heads:
     """The heads of :func:`parity_instance` (m = s + 1 heads, for n = 2 tokens).
 
@@ -446,6 +450,7 @@ def parity_heads(d: int, s: int, *, rng=None) -> Heads:
 # --- beyond statistical queries: the parity is noiseless, so linear algebra finds it ----------
 
 
+@arguments(X="array", y="array", readout="index")
 def decode_parity_examples(X, y, *, readout: int):
     """The parity examples ``(z, chi_S(z))`` that labelled examples of the family reveal.
 
@@ -478,10 +483,9 @@ def decode_parity_examples(X, y, *, readout: int):
     if X3.shape[1] != 2:
         raise ValueError(f"the parity family has n=2 tokens; received sequences of shape {X3.shape[1:]}")
     d = X3.shape[2]
-    y = as_float_array("y", y)
     if y.shape != (X3.shape[0],):
         raise ValueError(f"y must have shape ({X3.shape[0]},); received shape {y.shape}")
-    if not (isinstance(readout, (int, np.integer)) and 0 <= readout < d):
+    if not readout < d:
         raise ValueError(f"readout must be a coordinate in [0, {d}); received {readout!r}")
     x1, x2 = X3[:, 0, readout], X3[:, 1, readout]
     keep = x1 != x2

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._arguments import arguments, choice, structure
 from .._deprecated import renamed
 from .._linalg import lstsq
-from .._validation import as_float_array, check_choice, check_nonnegative_int, check_positive_int, check_sequences
+from .._validation import as_float_array, check_sequences
 from ..attention import attention
 from ..heads import Heads, as_heads
 
@@ -29,6 +30,7 @@ MAX_CUBE_VARIABLES = 20
 #: fall back from the normal equations to an SVD solve above this (estimated) condition number.
 
 
+@arguments(n="size", d="size")
 def boolean_cube(n: int, d: int) -> np.ndarray:
     """Every sequence of n tokens in {-1, +1}^d, in Walsh-Hadamard order.
 
@@ -45,7 +47,6 @@ def boolean_cube(n: int, d: int) -> np.ndarray:
            [ 1., -1.],
            [-1., -1.]])
     """
-    n, d = check_positive_int("n", n), check_positive_int("d", d)
     K = n * d
     if K > MAX_CUBE_VARIABLES:
         raise ValueError(f"enumerating the hypercube needs n*d <= {MAX_CUBE_VARIABLES} variables "
@@ -54,6 +55,7 @@ def boolean_cube(n: int, d: int) -> np.ndarray:
     return (1.0 - 2.0 * bits).reshape(2**K, n, d)
 
 
+@arguments(values="array")
 def walsh_hadamard(values) -> np.ndarray:
     """Fourier coefficients of a function on {-1, +1}^K from its values on :func:`boolean_cube`.
 
@@ -81,7 +83,7 @@ def walsh_hadamard(values) -> np.ndarray:
     >>> walsh_hadamard(x[:, 0] * x[:, 1] + 0.5)
     array([0.5, 0. , 0. , 1. ])
     """
-    h = as_float_array("values", values).copy()
+    h = values.copy()
     size = h.size
     K = size.bit_length() - 1
     if h.ndim != 1 or size != 2**K:
@@ -96,6 +98,7 @@ def _popcount(idx: np.ndarray, K: int) -> np.ndarray:
     return sum((idx >> k) & 1 for k in range(K))
 
 
+@arguments(coefficients="array", n="size", d="size")
 @dataclass(frozen=True, eq=False)
 class FourierSpectrum:
     """The Fourier coefficients of one output entry, over the n*d Boolean variables of X.
@@ -112,6 +115,11 @@ class FourierSpectrum:
     n: int
     d: int
 
+    def __post_init__(self):
+        if self.coefficients.shape != (2 ** (self.n * self.d),):
+            raise ValueError(f"coefficients must have shape (2**(n*d),) = ({2 ** (self.n * self.d)},) for n={self.n}, "
+                             f"d={self.d}; received shape {self.coefficients.shape}")
+
     @property
     def degrees(self) -> np.ndarray:
         """Degree (number of variables) of every monomial; shape (2**(n*d),)."""
@@ -127,20 +135,29 @@ class FourierSpectrum:
         np.maximum.at(out, self.degrees, np.abs(self.coefficients))
         return out
 
+    @arguments(degree="count")
     def truncation_error(self, degree: int) -> float:
         """``E[(f - f_{<=D})^2]``: the error of the best polynomial of degree <= D."""
         return float(self.weight_by_degree()[degree + 1:].sum())
 
+    @arguments(monomial=structure("a sequence of (a, j) pairs"))
     def coefficient(self, monomial) -> float:
         """The coefficient of ``prod X[a, j]`` over the (a, j) pairs in ``monomial``."""
+        if isinstance(monomial, (str, bytes)) or not hasattr(monomial, "__iter__"):
+            raise TypeError(f"monomial must be a sequence of (a, j) pairs; received {monomial!r}")
         mask = 0
-        for a, j in monomial:
+        for pair in monomial:
+            if not (isinstance(pair, (tuple, list)) and len(pair) == 2
+                    and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in pair)):
+                raise TypeError(f"monomial must hold pairs (a, j) of ints; received {pair!r}")
+            a, j = pair
             if not (0 <= a < self.n and 0 <= j < self.d):
                 raise ValueError(f"monomial entries must be pairs (a, j) with 0 <= a < {self.n} and "
                                  f"0 <= j < {self.d}; received {(a, j)}")
             mask |= 1 << (a * self.d + j)
         return float(self.coefficients[mask])
 
+    @arguments(tol="score")
     def support(self, tol: float = 1e-9) -> list:
         """The monomials with |coefficient| > tol, as (((a, j), ...), coefficient), by degree."""
         idx = np.flatnonzero(np.abs(self.coefficients) > tol)
@@ -153,6 +170,8 @@ class FourierSpectrum:
         return f"FourierSpectrum(n={self.n}, d={self.d}, terms={len(self.support())})"
 
 
+@arguments(target=structure("Heads, or a function of a batch (N, n, d) to values (N,)"), n="size", d="optsize",
+           position="index", coordinate="index", kind=choice("softmax", "linear"))
 def fourier_spectrum(target, *, n: int = 2, d: int | None = None, position: int = 0, coordinate: int = 0,
                      kind: str = "softmax") -> FourierSpectrum:
     """Exact Fourier coefficients of one output entry, by enumerating all 2**(n*d) inputs.
@@ -187,17 +206,16 @@ def fourier_spectrum(target, *, n: int = 2, d: int | None = None, position: int 
     >>> fourier_spectrum(uniform).weight_by_degree()[:3]
     array([0. , 0.5, 0. ])
     """
-    n = check_positive_int("n", n)
-    check_choice("kind", kind, ("softmax", "linear"))
+    if isinstance(target, Heads):
+        if d is not None and d != target.d:
+            raise ValueError(f"d={d} but the heads have d={target.d}")
+        d = target.d
+    if d is not None and not (position < n and coordinate < d):
+        raise ValueError(f"position must be in [0, {n}) and coordinate in [0, {d}); "
+                         f"received position={position}, coordinate={coordinate}")
     if isinstance(target, Heads):
         heads = as_heads(target)
-        if d is not None and d != heads.d:
-            raise ValueError(f"d={d} but the heads have d={heads.d}")
-        d = heads.d
         X = boolean_cube(n, d)
-        if not (0 <= position < n and 0 <= coordinate < d):
-            raise ValueError(f"position must be in [0, {n}) and coordinate in [0, {d}); "
-                             f"received position={position}, coordinate={coordinate}")
         values = attention(X, heads, kind=kind)[:, position, coordinate]
     elif callable(target):
         if d is None:
@@ -217,6 +235,7 @@ def fourier_spectrum(target, *, n: int = 2, d: int | None = None, position: int 
 # --- the low-degree regression baseline --------------------------------------------------------
 
 
+@arguments(num_vars="size", degree="count")
 def n_monomials(num_vars: int, degree: int) -> int:
     """Number of multilinear monomials of degree <= D in K variables: sum_{k<=D} C(K, k).
 
@@ -229,16 +248,10 @@ def n_monomials(num_vars: int, degree: int) -> int:
     >>> n_monomials(12, 5)
     1586
     """
-    num_vars = check_positive_int("num_vars", num_vars)
-    degree = _check_degree(degree)
     return sum(math.comb(num_vars, k) for k in range(min(degree, num_vars) + 1))
 
 
 feature_count = renamed("feature_count", n_monomials)
-
-
-def _check_degree(degree, name: str = "degree") -> int:
-    return check_nonnegative_int(name, degree)
 
 
 def _monomials(K: int, degree: int) -> list:
@@ -251,6 +264,7 @@ def _monomials(K: int, degree: int) -> list:
     return out
 
 
+@arguments(X="array", degree="count")
 def monomial_features(X, degree: int) -> tuple[np.ndarray, list]:
     """The multilinear monomials of degree <= D in the entries of X.
 
@@ -274,7 +288,6 @@ def monomial_features(X, degree: int) -> tuple[np.ndarray, list]:
     ((5, 22), [(), (0,), (1,)])
     """
     X3, _ = check_sequences(X)
-    degree = _check_degree(degree)
     Z = X3.reshape(X3.shape[0], -1)  # (N, K)
     monomials = _monomials(Z.shape[1], degree)
     Phi = np.empty((Z.shape[0], len(monomials)))
@@ -285,6 +298,8 @@ def monomial_features(X, degree: int) -> tuple[np.ndarray, list]:
     return Phi, monomials
 
 
+@arguments(degree="count", monomials=structure("a list of tuples of variable indices"), coefficients="array",
+           train_mse="score", test_mse="optscore")
 @dataclass(frozen=True, eq=False)
 class LowDegreeFit:
     """A least-squares polynomial of degree <= D on Boolean inputs.
@@ -308,6 +323,7 @@ class LowDegreeFit:
     def features(self) -> int:
         return len(self.monomials)
 
+    @arguments(X="array")
     def predict(self, X) -> np.ndarray:
         """Predictions on a batch X of shape (N, n, d); shape (N,)."""
         return monomial_features(X, self.degree)[0] @ self.coefficients
@@ -344,6 +360,7 @@ def _test_features(X_test, y_test, degree: int, p: int):
     return Phi_test, _check_targets(Phi_test, y_test, "y_test")
 
 
+@arguments(X="array", y="array", degree="count", X_test="optarray", y_test="optarray")
 def low_degree_regression(X, y, degree: int, *, X_test=None, y_test=None) -> LowDegreeFit:
     """Fit a polynomial of degree <= D in the Boolean entries of X by least squares.
 
@@ -378,18 +395,27 @@ def low_degree_regression(X, y, degree: int, *, X_test=None, y_test=None) -> Low
     >>> float(round(low_degree_regression(X, y, 2).train_mse, 12))
     0.0
     """
-    degree = _check_degree(degree)
     Phi, monomials = monomial_features(X, degree)
     y = _check_targets(Phi, y)
     _warn_if_underdetermined(*Phi.shape, degree)
     Phi_test, y_test = _test_features(X_test, y_test, degree, Phi.shape[1])
     coef = lstsq(Phi, y).x
-    train_mse = float(np.mean((Phi @ coef - y) ** 2))
-    test_mse = None if Phi_test is None else float(np.mean((Phi_test @ coef - y_test) ** 2))
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused just below, naming y
+        train_mse = float(np.mean((Phi @ coef - y) ** 2))
+        test_mse = None if Phi_test is None else float(np.mean((Phi_test @ coef - y_test) ** 2))
+    _check_finite_errors(coef, train_mse, test_mse)
     coef.setflags(write=False)
     return LowDegreeFit(degree, monomials, coef, train_mse, test_mse)
 
 
+def _check_finite_errors(coef, *errors) -> None:
+    """Raise if the fit or its squared errors overflowed: never a silent inf or NaN."""
+    if not (np.isfinite(coef).all() and all(e is None or np.isfinite(e) for e in errors)):
+        raise ValueError("the fit's coefficients or squared errors overflow float64 (labels y too large); "
+                         "rescale y (and y_test)")
+
+
+@arguments(degrees="intarray", features="intarray", train_mse="array", test_mse="optarray")
 @dataclass(frozen=True, eq=False)
 class LowDegreeCurve:
     """Errors of the least-squares fits of degree 0, 1, ..., D on one data set.
@@ -412,6 +438,7 @@ class LowDegreeCurve:
         return f"LowDegreeCurve(degrees=0..{self.degrees[-1]}, features up to {self.features[-1]})"
 
 
+@arguments(X="array", y="array", max_degree="count", X_test="optarray", y_test="optarray")
 def low_degree_curve(X, y, max_degree: int, *, X_test=None, y_test=None) -> LowDegreeCurve:
     """:func:`low_degree_regression` at every degree 0..D, sharing one Gram matrix.
 
@@ -442,7 +469,6 @@ def low_degree_curve(X, y, max_degree: int, *, X_test=None, y_test=None) -> LowD
     >>> bool(curve.train_mse[2] > 0.5 and curve.train_mse[3] < 1e-20)
     True
     """
-    max_degree = _check_degree(max_degree, "max_degree")
     X3, _ = check_sequences(X)
     Phi, _ = monomial_features(X3, max_degree)
     y = _check_targets(Phi, y)
@@ -455,7 +481,9 @@ def low_degree_curve(X, y, max_degree: int, *, X_test=None, y_test=None) -> LowD
     train, test = [], []
     for p in counts:
         coef = lstsq(Phi[:, :p], y, gram=G[:p, :p], rhs=b[:p]).x
-        train.append(np.mean((Phi[:, :p] @ coef - y) ** 2))
-        if Phi_test is not None:
-            test.append(np.mean((Phi_test[:, :p] @ coef - y_test) ** 2))
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused just below, naming y
+            train.append(np.mean((Phi[:, :p] @ coef - y) ** 2))
+            if Phi_test is not None:
+                test.append(np.mean((Phi_test[:, :p] @ coef - y_test) ** 2))
+        _check_finite_errors(coef, train[-1], test[-1] if test else None)
     return LowDegreeCurve(degrees, counts, np.array(train), None if Phi_test is None else np.array(test))

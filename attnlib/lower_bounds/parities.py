@@ -14,11 +14,12 @@ from itertools import combinations
 
 import numpy as np
 
-from .._validation import as_float_array, check_positive_int
+from .._arguments import arguments
 
 __all__ = ["parity_by_elimination", "parity_by_enumeration"]
 
 
+@arguments(Z="cube", chi="cube")
 def parity_by_elimination(Z, chi):
     """Find S with ``chi_S(z) = chi`` on every example by Gaussian elimination over GF(2).
 
@@ -48,8 +49,6 @@ def parity_by_elimination(Z, chi):
     >>> parity_by_elimination(Z, Z[:, 1] * Z[:, 4])
     (1, 4)
     """
-    Z = as_float_array("Z", Z)
-    chi = as_float_array("chi", chi)
     if Z.ndim != 2 or chi.shape != (Z.shape[0],):
         raise ValueError(f"Z must have shape (M, K) and chi shape (M,); received {Z.shape} and {chi.shape}")
     A = np.concatenate([(Z < 0), (chi < 0)[:, None]], axis=1).astype(np.uint8)  # (M, K + 1) augmented bits
@@ -75,6 +74,7 @@ def parity_by_elimination(Z, chi):
     return tuple(int(j) for j in np.flatnonzero(solution))
 
 
+@arguments(Z="cube", chi="cube", s="size")
 def parity_by_enumeration(Z, chi, s: int):
     """The s-subset S whose parity agrees with the most labels, by trying all C(K, s) of them.
 
@@ -103,9 +103,6 @@ def parity_by_enumeration(Z, chi, s: int):
     >>> parity_by_enumeration(Z, chi, 2)
     ((2, 5), 0.9)
     """
-    Z = as_float_array("Z", Z)
-    chi = as_float_array("chi", chi)
-    s = check_positive_int("s", s)
     if Z.ndim != 2 or chi.shape != (Z.shape[0],) or s > Z.shape[1]:
         raise ValueError(f"Z must have shape (M, K) with K >= s={s} and chi shape (M,); "
                          f"received {Z.shape} and {chi.shape}")

@@ -6,13 +6,13 @@ import math
 
 import numpy as np
 
-from .._validation import check_positive_float, check_positive_int
-from .family import check_s
+from .._arguments import arguments, interval
 from .fourier import walsh_hadamard
 
 __all__ = ["sq_correlations", "sq_dimension", "sq_query_lower_bound"]
 
 
+@arguments(d="size", s="size")
 def sq_dimension(d: int, s: int) -> int:
     """Number of pairwise orthogonal parity parts in the family with read-out r fixed: C(d - 1, s).
 
@@ -21,13 +21,12 @@ def sq_dimension(d: int, s: int) -> int:
     >>> sq_dimension(6, 2), sq_dimension(100, 3)
     (10, 156849)
     """
-    d = check_positive_int("d", d)
-    s = check_s(s)
     if d < s + 1:
         raise ValueError(f"d={d} is too small for s={s}: d must be at least s + 1 = {s + 1}")
     return math.comb(d - 1, s)
 
 
+@arguments(d="size", s="size", tolerance=interval(0.0, 1.0, low_open=True))
 def sq_query_lower_bound(d: int, s: int, tolerance: float) -> int:
     """Correlational statistical queries needed to single out the hidden set S.
 
@@ -59,13 +58,11 @@ def sq_query_lower_bound(d: int, s: int, tolerance: float) -> int:
     >>> sq_query_lower_bound(100, 3, 0.1)
     785
     """
-    tolerance = check_positive_float("tolerance", tolerance)
-    if tolerance > 1:
-        raise ValueError(f"tolerance must be in (0, 1]; received {tolerance}")
     D = sq_dimension(d, s)
     return math.ceil((D - 1) * tolerance**2 / 2)
 
 
+@arguments(values="array", d="size", s="size")
 def sq_correlations(values, d: int, s: int) -> np.ndarray:
     """Correlations ``<g, psi_S>`` of a query with every normalised parity part of the family.
 

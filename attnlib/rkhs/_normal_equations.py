@@ -29,7 +29,7 @@ import functools
 import os
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -37,7 +37,7 @@ from .._linalg import Cholesky, cholesky
 from .._validation import as_float_array, check_positive_int
 
 # Chunks are sized so that the largest per-chunk buffer holds about this many floats.
-_CHUNK_FLOATS = 2_000_000
+CHUNK_FLOATS = 2_000_000
 # The products vech(g g^T) fed to each GEMM of the normal equations: fewer, larger BLAS calls
 # parallelise better, smaller ones stay in cache; 2M floats (16 MB, 214 rows at d = 16) measured
 # best on one core and no worse than larger blocks on two (issue 27).
@@ -103,7 +103,7 @@ def solve_memory(d: int, d_out: int) -> int:
     P = d * (d + 1) // 2
     # Lambda, its equilibrated factor (kept by the fit), the distinct entries C (kept too), the chunk
     # buffers; the gather index
-    floats = 3 * psi * psi + (P * (P + 1) // 2) * (d * (d + 1) // 2) + _CHUNK_FLOATS + _GEMM_FLOATS + 4 * psi * d_out
+    floats = 3 * psi * psi + (P * (P + 1) // 2) * (d * (d + 1) // 2) + CHUNK_FLOATS + _GEMM_FLOATS + 4 * psi * d_out
     return 8 * floats + 4 * psi * psi
 
 
@@ -218,10 +218,10 @@ def _factors(X3: np.ndarray, mode: str) -> tuple[np.ndarray, np.ndarray]:
 def factor_chunks(seqs: Sequences, mode: str, row_floats: int) -> Iterator[tuple[int, slice, np.ndarray, np.ndarray]]:
     """Yield (block number, row slice within the block, g, x) in chunks of rows.
 
-    A chunk holds at most about ``_CHUNK_FLOATS / row_floats`` rows (never less than
+    A chunk holds at most about ``CHUNK_FLOATS / row_floats`` rows (never less than
     one example).
     """
-    max_rows = max(1, _CHUNK_FLOATS // max(row_floats, 1))
+    max_rows = max(1, CHUNK_FLOATS // max(row_floats, 1))
     for b, (_, X3) in enumerate(seqs.blocks):
         per = 1 if mode == "last" else X3.shape[1]
         step = max(1, max_rows // per)
@@ -496,3 +496,38 @@ def warn_nonunique(rows: int, psi: int, rank: int, nearest: bool, stacklevel: in
         msg = (f"the features have rank {rank} < psi={psi} on these data (Lambda_D is singular): the "
                f"least-squares minimiser is not unique; returning {which}")
     warnings.warn(msg, RuntimeWarning, stacklevel=stacklevel)
+
+
+def power_of_two_scale(seqs) -> float:
+    """1, or the power of two that brings the largest entry of data outside [2**-16, 2**16] into [0.5, 1)."""
+    big = max(float(np.abs(arr).max()) for _, arr in seqs.blocks)
+    if big == 0.0 or 2.0**-16 <= big <= 2.0**16:
+        return 1.0
+    return float(np.ldexp(1.0, int(np.frexp(big)[1])))
+
+
+def rescaled(seqs, scale: float):
+    """``seqs`` divided by ``scale`` (exact for a power of two)."""
+    return seqs if scale == 1.0 else replace(seqs, blocks=[(idx, arr / scale) for idx, arr in seqs.blocks])
+
+
+def sixth_power(value, scale: float):
+    """``value * scale**6`` exactly (a power of two): an eigenvalue of ``Lambda_D`` of ``X / scale`` as one of X."""
+    if scale == 1.0:
+        return value
+    with np.errstate(over="ignore", under="ignore"):  # an eigenvalue of X far outside float range is inf or 0
+        return np.ldexp(value, 6 * (int(np.frexp(scale)[1]) - 1))
+
+
+def cube_scaled(coef: np.ndarray, scale: float, name: str) -> np.ndarray:
+    """``coef * scale**3`` exactly (a power of two), refusing a result that overflows or underflows."""
+    if scale == 1.0:
+        return coef
+    with np.errstate(over="ignore", under="ignore"):  # checked just below, with a clearer message
+        out = np.ldexp(coef, 3 * (int(np.frexp(scale)[1]) - 1))
+    if not np.isfinite(out).all() or np.any((out == 0) & (coef != 0)):
+        raise ValueError(
+            f"the coefficients for data {name} of this size do not fit in float64: the output is cubic in "
+            f"{name}, so they scale as 1 / {name}**3; rescale {name}"
+        )
+    return out

@@ -27,7 +27,8 @@ from .identifiability import certificate
 from .regression import fit_linear_attention
 from .stack import train_stack
 
-__all__ = ["HeadCount", "HeadsRace", "Sweep", "adam_on_memories", "heads_vs_regression", "identifiability_sweep",
+__all__ = ["HeadCount", "HeadsRace", "MemoryRuns", "Sweep", "adam_on_memories", "heads_vs_regression",
+           "identifiability_sweep",
            "heads_and_layers", "learning_curve", "minimisers_by_heads"]
 
 
@@ -214,8 +215,30 @@ def heads_and_layers(d: int, *, N: int, n: int, heads=(1, 2, 4), layers=(2,), se
     return HeadsRace(curves, regression, seconds)
 
 
+@dataclass(frozen=True, eq=False)
+class MemoryRuns:
+    """Adam on associative-memory tables (:func:`adam_on_memories`), one run per head count.
+
+    Attributes
+    ----------
+    heads : tuple of int
+        The head counts, in order.
+    distance : ndarray of shape (H,)
+        ``||p(Theta) - p(Theta_hat)||_F`` after training, per head count.
+    loss : ndarray of shape (H,)
+        Final training MSE, per head count (near 0 means an empirical risk minimiser).
+    """
+
+    heads: tuple
+    distance: np.ndarray
+    loss: np.ndarray
+
+    def __repr__(self) -> str:
+        return f"MemoryRuns(heads={self.heads})"
+
+
 def adam_on_memories(data, heads=(1, 2, 4, 8), *, epochs: int = 300, lr: float = 1e-2, batch_size=None,
-                     init_scale: float = 1.0, rng=None):
+                     init_scale: float = 1.0, rng=None) -> MemoryRuns:
     """Train linear attention by Adam on associative-memory tables; distance to the truth per head count.
 
     Parameters
@@ -228,20 +251,25 @@ def adam_on_memories(data, heads=(1, 2, 4, 8), *, epochs: int = 300, lr: float =
 
     Returns
     -------
-    distance : dict of str -> float
-        ``||p(Theta) - p(Theta_hat)||_F`` after training, by head count.
-    loss : dict of str -> float
-        Final training MSE, by head count (near 0 means an empirical risk minimiser).
+    MemoryRuns
+
+    Examples
+    --------
+    >>> from attnlib.rkhs.experiments import adam_on_memories
+    >>> from attnlib.tasks.associative_memory import sample_memories
+    >>> runs = adam_on_memories(sample_memories(64, 2, rng=0), heads=(1, 2), epochs=3, rng=0)
+    >>> runs.heads, runs.distance.shape
+    ((1, 2), (2,))
     """
     rng = check_rng(rng)
-    distance, loss = {}, {}
+    heads = tuple(check_positive_int(f"heads[{k}]", m) for k, m in enumerate(heads))
+    distance, loss = [], []
     for m, stream in zip(heads, rng.spawn(len(heads)), strict=True):
-        label = f"{m} head" + ("s" if m > 1 else "")
         run = train(data.X, data.Y, m, kind="linear", epochs=epochs, lr=lr, batch_size=batch_size,
                     schedule="cosine", init_scale=init_scale, rng=stream)
-        distance[label] = parameter_distance(run.heads, data.heads)
-        loss[label] = float(run.loss[-1])
-    return distance, loss
+        distance.append(parameter_distance(run.heads, data.heads))
+        loss.append(float(run.loss[-1]))
+    return MemoryRuns(heads, np.array(distance), np.array(loss))
 
 
 @dataclass(frozen=True, eq=False)
@@ -418,8 +446,6 @@ def identifiability_sweep(shares, *, N: int = 2**14, m: int = 2, steps: int = 10
     >>> sweep.rank.tolist(), bool(sweep.distance["exact"][0] < 1e-10), bool(sweep.distance["exact"][1] > 0.1)
     ([40, 36], True, True)
     """
-    from .identifiability import _data_lam_min
-
     N_test = renamed_keyword("identifiability_sweep", "n_test", n_test, "N_test", N_test)
     N, N_test = check_positive_int("N", N), check_positive_int("N_test", N_test)
     rng = check_rng(rng)
@@ -436,7 +462,7 @@ def identifiability_sweep(shares, *, N: int = 2**14, m: int = 2, steps: int = 10
     for share in shares:
         data = sample_memories(N, m, orthogonal_share=share, rng=rng)
         cert = certificate(data.X)
-        lam_min.append(_data_lam_min(cert))  # of data.X itself, not of data.X / cert.scale
+        lam_min.append(cert.data_lam_min)  # of data.X itself, not of data.X / cert.scale
         rank.append(cert.rank)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*not unique", category=RuntimeWarning)

@@ -52,7 +52,7 @@ def cubic_features(X, *, causal: bool = False):
     causal = check_flag("causal", causal)
     mode = "causal" if causal else "last"
     psi = n_features(seqs.d)
-    _ne.check_memory("cubic_features", 8 * seqs.rows(mode) * psi + 8 * _ne._CHUNK_FLOATS, seqs.d)
+    _ne.check_memory("cubic_features", 8 * seqs.rows(mode) * psi + 8 * _ne.CHUNK_FLOATS, seqs.d)
     with np.errstate(over="ignore", invalid="ignore"):
         Phi = _ne.map_rows(seqs, mode, _ne.features, psi)
     if not all(np.isfinite(p).all() for p in (Phi if isinstance(Phi, list) else [Phi])):

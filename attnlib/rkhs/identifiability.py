@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -86,6 +86,11 @@ class Certificate:
     lam_min_bounds: tuple = (0.0, 0.0)
     method: str = "eigh"
     _moment: _SecondMoment | None = field(default=None, repr=False)
+
+    @property
+    def data_lam_min(self) -> float:
+        """``lambda_min(Lambda_D)`` of the data themselves: ``lam_min`` is that of ``X / scale``."""
+        return float(_ne.sixth_power(self.lam_min, self.scale))
 
     @functools.cached_property
     def eigenvalues(self) -> np.ndarray:
@@ -202,8 +207,8 @@ def certificate(X, *, causal: bool = False) -> Certificate:
     """
     seqs = _ne.as_sequences(X)
     causal = check_flag("causal", causal)
-    scale = _power_of_two_scale(seqs)
-    seqs = _rescaled(seqs, scale)
+    scale = _ne.power_of_two_scale(seqs)
+    seqs = _ne.rescaled(seqs, scale)
     d = seqs.d
     _ne.check_memory("certificate", _ne.solve_memory(d, 0), d)
     return certify(_ne.normal_equations(seqs, "causal" if causal else "last"), scale)
@@ -241,32 +246,6 @@ def certify(ne: _ne.NormalEquations, scale: float = 1.0, factor: Cholesky | None
     return Certificate(lam_min, top, rank, psi, rows, identifiable, causal, scale, bounds, "eigh", moment)
 
 
-def _power_of_two_scale(seqs) -> float:
-    """1, or the power of two that brings the largest entry of data outside [2**-16, 2**16] into [0.5, 1)."""
-    big = max(float(np.abs(arr).max()) for _, arr in seqs.blocks)
-    if big == 0.0 or 2.0**-16 <= big <= 2.0**16:
-        return 1.0
-    return float(np.ldexp(1.0, int(np.frexp(big)[1])))
-
-
-def _rescaled(seqs, scale: float):
-    """``seqs`` divided by ``scale`` (exact for a power of two)."""
-    return seqs if scale == 1.0 else replace(seqs, blocks=[(idx, arr / scale) for idx, arr in seqs.blocks])
-
-
-def _sixth_power(value, scale: float):
-    """``value * scale**6`` exactly (a power of two): an eigenvalue of ``Lambda_D`` of ``X / scale`` as one of X."""
-    if scale == 1.0:
-        return value
-    with np.errstate(over="ignore", under="ignore"):  # an eigenvalue of X far outside float range is inf or 0
-        return np.ldexp(value, 6 * (int(np.frexp(scale)[1]) - 1))
-
-
-def _data_lam_min(cert: Certificate) -> float:
-    """``lambda_min(Lambda_D)`` of the data themselves: ``cert.lam_min`` is that of ``X / cert.scale``."""
-    return float(_sixth_power(cert.lam_min, cert.scale))
-
-
 def _identifiable_certificate(X, what: str) -> Certificate:
     return _require_identifiable(certificate(X), what)
 
@@ -281,24 +260,13 @@ def _require_identifiable(cert: Certificate, what: str) -> Certificate:
 def _feature_norms2(X, d: int) -> np.ndarray:
     """``||phi(X_i)||^2`` of each test input (N,), computed on ``X / s`` and scaled back by ``s**6``."""
     seqs = _ne.as_sequences(X, name="X_test", d=d)
-    scale = _power_of_two_scale(seqs)
-    Phi = _ne.map_rows(_rescaled(seqs, scale), "last", _ne.features, n_features(d))
-    out = _sixth_power(np.sum(Phi**2, axis=-1), scale)
+    scale = _ne.power_of_two_scale(seqs)
+    Phi = _ne.map_rows(_ne.rescaled(seqs, scale), "last", _ne.features, n_features(d))
+    out = _ne.sixth_power(np.sum(Phi**2, axis=-1), scale)
     return float(out) if seqs.single else out
 
 
-def _cube_scaled(coef: np.ndarray, scale: float, name: str) -> np.ndarray:
-    """``coef * scale**3`` exactly (a power of two), refusing a result that overflows or underflows."""
-    if scale == 1.0:
-        return coef
-    with np.errstate(over="ignore", under="ignore"):  # checked just below, with a clearer message
-        out = np.ldexp(coef, 3 * (int(np.frexp(scale)[1]) - 1))
-    if not np.isfinite(out).all() or np.any((out == 0) & (coef != 0)):
-        raise ValueError(
-            f"the coefficients for data {name} of this size do not fit in float64: the output is cubic in "
-            f"{name}, so they scale as 1 / {name}**3; rescale {name}"
-        )
-    return out
+
 
 
 
@@ -392,7 +360,7 @@ def noisy_label_bound(X, noise, epsilon: float) -> NoisyBound:
     epsilon = check_real("epsilon", epsilon, low=0.0)
     cert = _identifiable_certificate(X, "no layer-independent bound on the parameters")
     # the projection on the span of the features is that of X / scale: the span does not change
-    rows = np.atleast_2d(_ne.map_rows(_rescaled(seqs, cert.scale), "last", _ne.features, cert.psi))
+    rows = np.atleast_2d(_ne.map_rows(_ne.rescaled(seqs, cert.scale), "last", _ne.features, cert.psi))
     proj = rows @ np.linalg.lstsq(rows, noise, rcond=None)[0]
     a2 = float(np.sum(proj**2)) / noise.size
     excess = epsilon - float(np.mean(noise**2))
@@ -400,13 +368,13 @@ def noisy_label_bound(X, noise, epsilon: float) -> NoisyBound:
         raise ValueError(f"epsilon={epsilon:.3g} is below the least-squares loss {epsilon - a2 - excess:.3g}; "
                          "no layer reaches it")
     u = np.sqrt(a2) + np.sqrt(max(a2 + excess, 0.0))
-    lam_min = _data_lam_min(cert)  # of X itself: cert.lam_min is of X / scale (issue 24)
+    lam_min = cert.data_lam_min  # of X itself: cert.lam_min is of X / scale (issue 24)
     return NoisyBound(_over_lam_min(d * u**2, cert), excess, float(np.sqrt(a2)), lam_min)
 
 
 def _over_lam_min(value: float, cert: Certificate) -> float:
     """``value / lambda_min`` of the data, as ``(value / cert.lam_min) / scale**6`` (no overflow on the way)."""
-    return float(_sixth_power(value / cert.lam_min, 1.0 / cert.scale)) if cert.scale != 1.0 else value / cert.lam_min
+    return float(_ne.sixth_power(value / cert.lam_min, 1.0 / cert.scale)) if cert.scale != 1.0 else value / cert.lam_min
 
 
 @dataclass(frozen=True, eq=False)
@@ -492,7 +460,7 @@ def stopping_bound(X, epsilon: float) -> StoppingBound:
     seqs = _ne.as_sequences(X)
     epsilon = check_real("epsilon", epsilon, low=0.0)
     cert = _identifiable_certificate(X, "no layer-independent bound on the parameters")
-    return StoppingBound(_over_lam_min(seqs.d * epsilon, cert), epsilon, _data_lam_min(cert), cert.psi)
+    return StoppingBound(_over_lam_min(seqs.d * epsilon, cert), epsilon, cert.data_lam_min, cert.psi)
 
 
 @dataclass(frozen=True, eq=False)
@@ -600,8 +568,8 @@ def pairwise_bound(X, Y, epsilon: float) -> PairwiseBound:
     epsilon = check_real("epsilon", epsilon, low=0.0)
     # one pass for both the certificate and the least-squares loss (of X / scale, which is that of X: the
     # coefficients absorb scale**3)
-    scale = _power_of_two_scale(seqs)
-    scaled = _rescaled(seqs, scale)
+    scale = _ne.power_of_two_scale(seqs)
+    scaled = _ne.rescaled(seqs, scale)
     _ne.check_memory("pairwise_bound", _ne.solve_memory(seqs.d, seqs.d), seqs.d)
     ne = _ne.normal_equations(scaled, "last", targets)
     factor = cholesky(ne.gram(), overwrite=True) if ne.rows >= n_features(seqs.d) else None
@@ -613,7 +581,7 @@ def pairwise_bound(X, Y, epsilon: float) -> PairwiseBound:
         raise ValueError(f"epsilon={epsilon:.3g} is below the least-squares loss {ls_loss:.3g}; no layer reaches it")
     room = max(room, 0.0)
     to_ls = _over_lam_min(seqs.d * room, cert)
-    return PairwiseBound(4 * to_ls, to_ls, ls_loss, epsilon, _data_lam_min(cert), cert.psi)
+    return PairwiseBound(4 * to_ls, to_ls, ls_loss, epsilon, cert.data_lam_min, cert.psi)
 
 
 @dataclass(frozen=True, eq=False)

@@ -11,7 +11,7 @@ from ..heads import Heads
 from . import _normal_equations as _ne
 from .coefficients import as_coef, heads_from_coef
 from .features import n_features
-from .identifiability import Certificate, _cube_scaled, _power_of_two_scale, _rescaled, certify
+from .identifiability import Certificate, certify
 
 
 @dataclass(frozen=True, eq=False)
@@ -57,8 +57,8 @@ class LinearFit:
         d = self.coef.shape[1]
         seqs = _ne.as_sequences(X, d=d)
         # phi(X) c = phi(X / s) (s**3 c): data of extreme size are brought near 1 by a power of two s
-        scale = _power_of_two_scale(seqs)
-        seqs, coef = _rescaled(seqs, scale), _cube_scaled(self.coef, scale, "X")
+        scale = _ne.power_of_two_scale(seqs)
+        seqs, coef = _ne.rescaled(seqs, scale), _ne.cube_scaled(self.coef, scale, "X")
         return _ne.map_rows(seqs, self.mode, lambda g, x: _ne.apply_coef(g, x, coef), d)
 
     def certificate(self) -> Certificate:
@@ -172,10 +172,10 @@ def fit_linear_attention(X, Y, *, causal: bool = False, steps: int | None = None
 
     # data of extreme size are fitted as X / s (s a power of two; the features scale by s**3, the
     # coefficients by s**-3, and least squares, gradient descent and the rank are unchanged)
-    scale = _power_of_two_scale(seqs)
-    seqs = _rescaled(seqs, scale)
+    scale = _ne.power_of_two_scale(seqs)
+    seqs = _ne.rescaled(seqs, scale)
     if c0 is not None:
-        c0 = _cube_scaled(c0, scale, "X")
+        c0 = _ne.cube_scaled(c0, scale, "X")
 
     # Algorithm 1: least squares on the cubic features (streamed; phi is never stored whole) ...
     if steps is not None:
@@ -184,7 +184,7 @@ def fit_linear_attention(X, Y, *, causal: bool = False, steps: int | None = None
         solution = _ne.solve(seqs, mode, targets, start=c0)
     else:
         solution = _ne.gradient_descent(seqs, mode, targets, steps, c0)
-    coef = _cube_scaled(solution.coef, 1.0 / scale, "X")
+    coef = _ne.cube_scaled(solution.coef, 1.0 / scale, "X")
     # ... then the SVD of the coefficients gives back at most d^2 heads
     return LinearFit(heads_from_coef(coef), coef, solution.loss, mode, solution.solver, solution.rank,
                      solution.moments, solution.factor, scale)

@@ -19,7 +19,7 @@ Modules, one concept each:
 * ``candidates`` -- phase 5: candidate heads certified by least squares for the W_i
 * ``local`` -- local optimisation: the Levenberg-Marquardt polish, and L-BFGS with restarts
 * ``pipeline`` -- phases 1-3 (``carve``, also importable by its old name ``sculpt``) and the whole
-  pipeline (``learn``) with a per-phase report
+  pipeline (``learn``): one call per phase, each with its own result, composed into a ``SculptReport``
 * ``compare`` -- sculpting against local optimisation on the same data
 * ``diagnostics`` -- what each phase knows, measured against a planted layer
 
@@ -31,9 +31,9 @@ from .body import (
     Body,
     Certificates,
     body_slice,
-    clip_polygon,
     certify,
     check_feasible,  # noqa: F401  (deprecated alias of feasible_point)
+    clip_polygon,
     feasible_point,
     halfspaces,
     prune,
@@ -41,6 +41,7 @@ from .body import (
     support,
 )
 from .candidates import (
+    Candidates,
     best_scale,
     certify_candidates,
     design_matrix,
@@ -48,12 +49,12 @@ from .candidates import (
     fit_W,
     net_candidates,
     refine_in_span,
+    span_candidates,
 )
 from .compare import (
-    METHOD_IDS,
     METHODS,
     START_KINDS,
-    START_LABELS,
+    Comparison,
     MethodRun,
     SingleStarts,
     SweepResult,
@@ -65,40 +66,70 @@ from .compare import (
 )
 from .hypercube import all_tokens, constant_sequences, fourth_moment, gap_feature, gap_feature_rank, logit_gaps
 from .instances import Conditions, check_conditions, measure_conditions, min_norm_point, planted_instance  # noqa: F401
-from .local import PolishInfo, RestartInfo, lbfgs_restarts, polish, polish_from_random, residual_jacobian
-from .pipeline import SculptReport, SculptResult, carve, learn, sculpt  # noqa: F401  (sculpt: deprecated name of carve)
-from .proxy import min_norm_proxy, proxy_margins, refine_sum_W, slice_curve
+from .local import (
+    PolishInfo,
+    PolishRuns,
+    RestartInfo,
+    lbfgs_restarts,
+    perturbed_start,
+    polish,
+    polish_from_random,
+    polish_starts,
+    refit_residual,
+    residual_jacobian,
+)
+from .pipeline import PhaseSeconds, SculptReport, SculptResult, carve, learn, sculpt  # noqa: F401  (sculpt: deprecated name of carve)
+from .proxy import Sculpted, SliceFit, min_norm_proxy, proxy_margins, refine_sum_W, sculpt_rounds, slice_curve
 from .single_head import learn_single_head
-from .span import Span, face_span, random_span, span_alignment, spectral_span
-from .sum_w import atom_residuals, atom_score, constant_sum_W, crude_sum_W, estimate_sum_W, trimmed_sum_W
+from .span import SPAN_METHODS, Span, SpanAlignment, face_span, find_span, random_span, span_alignment, spectral_span
+from .sum_w import (
+    AtomScores,
+    SumWCandidates,
+    SumWEstimate,
+    atom_residuals,
+    atom_score,
+    constant_sum_W,
+    crude_sum_W,
+    estimate_sum_W,
+    trimmed_sum_W,
+)
 
 __all__ = [
     "METHODS",
-    "METHOD_IDS",
+    "SPAN_METHODS",
     "START_KINDS",
-    "START_LABELS",
-    "SingleStarts",
+    "AtomScores",
     "Body",
+    "Candidates",
     "Certificates",
+    "Comparison",
     "Conditions",
     "MethodRun",
+    "PhaseSeconds",
     "PolishInfo",
+    "PolishRuns",
     "RestartInfo",
     "SculptError",
     "SculptReport",
     "SculptResult",
-    "SweepResult",
+    "Sculpted",
+    "SingleStarts",
+    "SliceFit",
     "Span",
+    "SpanAlignment",
+    "SumWCandidates",
+    "SumWEstimate",
+    "SweepResult",
     "all_tokens",
-    "atom_score",
     "atom_residuals",
+    "atom_score",
     "best_scale",
     "binomial_interval",
     "body_slice",
-    "clip_polygon",
+    "carve",
     "certify",
     "certify_candidates",
-    "carve",
+    "clip_polygon",
     "compare_methods",
     "constant_sequences",
     "constant_sum_W",
@@ -106,8 +137,9 @@ __all__ = [
     "design_matrix",
     "estimate_sum_W",
     "face_candidates",
-    "feasible_point",
     "face_span",
+    "feasible_point",
+    "find_span",
     "fit_W",
     "fourth_moment",
     "gap_feature",
@@ -121,22 +153,27 @@ __all__ = [
     "min_norm_point",
     "min_norm_proxy",
     "net_candidates",
+    "perturbed_start",
     "planted_instance",
     "polish",
     "polish_from_random",
+    "polish_starts",
     "proxy_margins",
     "prune",
     "random_span",
     "refine_in_span",
     "refine_sum_W",
+    "refit_residual",
+    "relative_test_error",
     "residual_jacobian",
     "sculpt_body",
+    "sculpt_rounds",
     "single_starts",
     "slice_curve",
     "span_alignment",
+    "span_candidates",
     "spectral_span",
     "support",
     "sweep",
-    "relative_test_error",
     "trimmed_sum_W",
 ]

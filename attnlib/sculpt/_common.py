@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
-
 import numpy as np
 
+from .._arguments import arguments, structure
 from .._validation import as_float_array, check_positive_int
 from .._validation import check_cube_data as check_data  # noqa: F401  (the sculpt modules' name)
 from ..heads import as_heads as check_heads  # noqa: F401  (the sculpt modules' name for it)
 
 
+@arguments(phase="text", message="text", n_constraints="optcount", report=structure("a SculptReport or None"))
 class SculptError(RuntimeError):
     """A phase of the sculpting pipeline could not produce a trustworthy answer.
 
@@ -20,11 +20,12 @@ class SculptError(RuntimeError):
         Which phase failed, e.g. ``"phase 2"``.
     n_constraints : int or None
         Number of halfspaces in the body when a linear program failed.
-    report : dict or None
-        The diagnostics gathered before the failure (see :func:`attnlib.sculpt.learn`).
+    report : SculptReport or None
+        The phases completed before the failure, when :func:`attnlib.sculpt.carve` or
+        :func:`attnlib.sculpt.learn` raised (``None`` from a single phase function).
     """
 
-    def __init__(self, phase: str, message: str, *, n_constraints: int | None = None, report: dict | None = None):
+    def __init__(self, phase: str, message: str, *, n_constraints: int | None = None, report=None):
         self.phase = phase
         self.n_constraints = n_constraints
         self.report = report
@@ -58,6 +59,54 @@ def check_matrix(name: str, A, d: int | None = None) -> np.ndarray:
         want = f"({d}, {d})" if d is not None else "(d, d)"
         raise ValueError(f"{name} must be a square matrix of shape {want}; received shape {A.shape}")
     return A
+
+
+def spanning_prefix(tokens: np.ndarray, order: np.ndarray, count: int, *, phase: str) -> np.ndarray:
+    """The first ``count`` or more rows of ``order`` whose tokens span R^d with condition number <= 30.
+
+    A regression on tokens that do not span R^d leaves part of S undetermined,
+    so the slice grows (by half each time) until they do. Phases 1 and 3 share it.
+    """
+    d = tokens.shape[-1]
+    count = min(max(count, d), len(order))
+    while True:
+        rows = order[:count]
+        sv = singular_values(tokens[rows])
+        if len(sv) == d and sv[-1] >= sv[0] / 30.0:
+            return rows
+        if count == len(order):
+            raise SculptError(phase, f"the tokens of all {len(order)} candidate rows do not span R^{d}")
+        count = min(len(order), count + max(count // 2, d))
+
+
+def atom_distances(X: np.ndarray, Y: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """On checked arrays: for every row, the token b whose atom ``x_b^T S`` is nearest to ``Y[N, a]``; the distance."""
+    R = np.linalg.norm(Y[:, :, None, :] - (X @ S)[:, None, :, :], axis=-1)  # (N, a, b)
+    return R.argmin(axis=-1), R.min(axis=-1)
+
+
+def score_of(X: np.ndarray, Y: np.ndarray, S: np.ndarray, q: float = 0.05) -> float:
+    """:func:`attnlib.sculpt.atom_score` on checked arrays; inf (the worst) when S maps most tokens to 0."""
+    _, r = atom_distances(X, Y, S)
+    scale = float(np.median(np.linalg.norm(X @ S, axis=-1)))
+    return float(np.quantile(r, q) / scale) if scale > 0 else float("inf")
+
+
+def check_finite(what: str, value, inputs: str):
+    """Raise if a result is not finite: the inputs ``inputs`` overflowed on the way (never a silent NaN)."""
+    arr = np.asarray(value, dtype=float)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{what} is not finite (the computation overflowed float64); rescale {inputs}")
+    return value
+
+
+def check_proxy(proxy, d: int | None = None) -> np.ndarray:
+    """A finite nonzero (d, d) proxy: only its direction is used, and the zero matrix has none."""
+    P = check_matrix("proxy", proxy, d)
+    if not np.any(P):
+        raise ValueError("proxy is the zero matrix: it has no direction to cut slices (or spans) along; "
+                         "pass the body's min-norm point")
+    return P
 
 
 def gather_tokens(X: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -108,34 +157,3 @@ def linprog_highs(c, A_ub, b_ub, bounds, *, phase: str, n_constraints: int):
             n_constraints=n_constraints,
         )
     return res
-
-
-class ItemAccess:
-    """Read-only ``result["name"]`` for the frozen result dataclasses, which were dicts before 0.2.
-
-    The item form still works, with a DeprecationWarning naming the attribute to use; a field that
-    the run did not reach (``None``) raises KeyError, as the missing key of the old dict did.
-    """
-
-    def __getitem__(self, key: str):
-        value = self._item(key, "[" + repr(key) + "]")
-        if value is None:
-            raise KeyError(key)
-        return value
-
-    def get(self, key: str, default=None):
-        """Deprecated dict-style access: the attribute, or ``default`` if the run did not reach it."""
-        try:
-            value = self._item(key, f".get({key!r})")
-        except KeyError:
-            return default
-        return default if value is None else value
-
-    def _item(self, key: str, how: str):
-        import warnings
-
-        if key not in {f.name for f in fields(self)} and not isinstance(getattr(type(self), key, None), property):
-            raise KeyError(key)
-        warnings.warn(f"{type(self).__name__}{how} is deprecated; use the attribute .{key}",
-                      DeprecationWarning, stacklevel=3)
-        return getattr(self, key)

@@ -14,15 +14,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._arguments import arguments, instance, structure
 from .._deprecated import renamed
-from .._validation import as_float_array, check_positive_float, check_real
+from .._validation import as_float_array, check_sequences
 from ._common import SculptError, check_data, check_matrix, distinct_from, gap_features, gather_tokens, linprog_highs
 
 # Above this many halfspaces, a bounded LP is solved by adding violated constraints in rounds.
 _CUTTING_PLANE_ABOVE = 3000
 
 
-@dataclass(frozen=True)
+@arguments(example="intarray", query="intarray", token="intarray", residual="array", delta="tol", rows="count")
+@dataclass(frozen=True, eq=False)
 class Certificates:
     """Rows of the data whose labels match an atom ``x_b^T S``.
 
@@ -45,6 +47,17 @@ class Certificates:
     delta: float
     rows: int
 
+    def __post_init__(self):
+        arrays = {"example": self.example, "query": self.query, "token": self.token, "residual": self.residual}
+        shapes = {name: a.shape for name, a in arrays.items()}
+        if any(a.ndim != 1 for a in arrays.values()) or len(set(shapes.values())) != 1:
+            raise ValueError(f"example, query, token and residual must be 1-D arrays of one length C; "
+                             f"received shapes {shapes}")
+        if np.any(self.example < 0) or np.any(self.query < 0) or np.any(self.token < 0):
+            raise ValueError("example, query and token must be indices >= 0")
+        if len(self.example) > self.rows:
+            raise ValueError(f"rows ({self.rows}) must be at least the number of certified rows ({len(self.example)})")
+
     def __len__(self) -> int:
         return len(self.example)
 
@@ -52,6 +65,7 @@ class Certificates:
         return f"Certificates({len(self)} of {self.rows} rows, delta={self.delta:.3g})"
 
 
+@arguments(Z="array", gamma="tol", bound="opttol", certified="count")
 @dataclass(frozen=True, eq=False)
 class Body:
     """The sculpted body ``K = {Theta : <Theta, Z_k>_F >= gamma for all k}``, optionally boxed.
@@ -73,6 +87,10 @@ class Body:
     bound: float | None
     certified: int
 
+    def __post_init__(self):
+        if self.Z.ndim != 3 or self.Z.shape[1] != self.Z.shape[2] or self.Z.shape[1] == 0:
+            raise ValueError(f"Z must have shape (K, d, d): K halfspace normals; received shape {self.Z.shape}")
+
     @property
     def d(self) -> int:
         """Token dimension."""
@@ -83,24 +101,24 @@ class Body:
         """Number of distinct halfspaces."""
         return self.Z.shape[0]
 
+    @arguments(Theta="array")
     def slack(self, Theta) -> np.ndarray:
         """``<Theta, Z_k> - gamma`` for every halfspace k; Theta of shape (..., d, d)."""
-        Theta = as_float_array("Theta", Theta)
-        if Theta.shape[-2:] != (self.d, self.d):
+        if Theta.ndim < 2 or Theta.shape[-2:] != (self.d, self.d):
             raise ValueError(f"Theta must have shape (..., {self.d}, {self.d}); received {Theta.shape}")
         return np.einsum("...pq,kpq->...k", Theta, self.Z) - self.gamma
 
+    @arguments(Theta="array", tol="tol")
     def contains(self, Theta, tol: float = 1e-9) -> np.ndarray | bool:
         """Whether Theta (shape (..., d, d)) satisfies every halfspace (and the box), up to tol."""
         inside = np.all(self.slack(Theta) >= -tol, axis=-1)
         if self.bound is not None:
-            inside &= np.all(np.abs(np.asarray(Theta)) <= self.bound + tol, axis=(-2, -1))
+            inside &= np.all(np.abs(Theta) <= self.bound + tol, axis=(-2, -1))
         return inside if np.ndim(inside) else bool(inside)
 
+    @arguments(bound="opttol")
     def with_bound(self, bound: float | None) -> Body:
         """The same halfspaces inside the box ``|Theta[p, q]| <= bound``."""
-        if bound is not None:
-            bound = check_positive_float("bound", bound)
         return Body(self.Z, self.gamma, bound, self.certified)
 
     def __repr__(self) -> str:
@@ -108,6 +126,7 @@ class Body:
         return f"Body(d={self.d}, halfspaces={self.n_constraints}, certified_rows={self.certified}{box})"
 
 
+@arguments(X="cube", Y="array", sum_W="array", delta="tol")
 def certify(X, Y, sum_W, *, delta: float = 0.05) -> Certificates:
     """Find the rows whose label is, within a tolerance, the atom of a single token.
 
@@ -146,9 +165,11 @@ def certify(X, Y, sum_W, *, delta: float = 0.05) -> Certificates:
     X, Y = check_data(X, Y)
     N, n, d = X.shape
     S = check_matrix("sum_W", sum_W, d)
-    delta = check_positive_float("delta", delta)
     atoms = X @ S  # (N, n, d): atom of each token
     scale = float(np.median(np.linalg.norm(atoms, axis=-1)))
+    if not 0 < scale < np.inf:
+        raise ValueError(f"sum_W gives atoms x^T S of median norm {scale:g}: no label can be matched to them; "
+                         f"pass a nonzero, finite estimate of sum_i W_i")
     tol = delta * scale
     R = np.linalg.norm(Y[:, :, None, :] - atoms[:, None, :, :], axis=-1)  # (N, a, b)
     b = R.argmin(axis=-1)  # (N, a)
@@ -160,6 +181,7 @@ def certify(X, Y, sum_W, *, delta: float = 0.05) -> Certificates:
     return Certificates(e, a, b[e, a], r[e, a], tol, N * n)
 
 
+@arguments(X="array", certificates=instance(Certificates, where="certify"))
 def halfspaces(X, certificates: Certificates) -> np.ndarray:
     """The distinct normals ``Z = x_a (x_b - x_c)^T`` of every certified row and competitor c.
 
@@ -173,9 +195,12 @@ def halfspaces(X, certificates: Certificates) -> np.ndarray:
     Z : ndarray of shape (K, d, d)
         Competitors equal to x_b give Z = 0 and are skipped; duplicates are removed.
     """
-    X = as_float_array("X", X)
+    X, _ = check_sequences(X)
     e, a, b = certificates.example, certificates.query, certificates.token
-    d = X.shape[-1]
+    N, n, d = X.shape
+    if len(e) and (e.max() >= N or max(a.max(), b.max()) >= n):
+        raise ValueError(f"certificates index example {e.max()}, query {a.max()}, token {b.max()}, outside X "
+                         f"of shape {X.shape}: certify them on this X")
     xa, xb = X[e, a], X[e, b]  # (C, d)
     blocks = []
     for c in range(X.shape[1]):
@@ -187,6 +212,7 @@ def halfspaces(X, certificates: Certificates) -> np.ndarray:
     return Z.reshape(-1, d, d)
 
 
+@arguments(X="cube", Y="array", sum_W="array", delta="tol", gamma="tol", bound="opttol")
 def sculpt_body(X, Y, sum_W, *, delta: float = 0.05, gamma: float = 1.0, bound: float | None = None) -> Body:
     """Certify rows and intersect their halfspaces: the body K of phase 2.
 
@@ -224,14 +250,13 @@ def sculpt_body(X, Y, sum_W, *, delta: float = 0.05, gamma: float = 1.0, bound: 
     >>> body.d, bool(body.n_constraints > 10)
     (4, True)
     """
-    gamma = check_positive_float("gamma", gamma)
-    if bound is not None:
-        bound = check_positive_float("bound", bound)
     cert = certify(X, Y, sum_W, delta=delta)
-    Z = halfspaces(np.asarray(X, dtype=float), cert)
+    Z = halfspaces(X, cert)
     return Body(Z, gamma, bound, len(cert))
 
 
+@arguments(body=instance(Body, where="sculpt_body"), U="array",
+           extra=structure("a pair (A of shape (k, d, d), c of shape (k,))"), phase="text")
 def support(body: Body, U, *, extra=None, phase: str = "phase 2") -> tuple[float, np.ndarray]:
     """Maximise ``<U, Theta>`` over the body: one linear program (HiGHS).
 
@@ -271,8 +296,7 @@ def support(body: Body, U, *, extra=None, phase: str = "phase 2") -> tuple[float
     K = len(Zf)
     if K == 0 and body.bound is None:
         raise SculptError(phase, "the body has no halfspaces and no box: it is all of R^(d x d)", n_constraints=0)
-    A_extra = np.zeros((0, d * d)) if extra is None else np.asarray(extra[0], dtype=float).reshape(-1, d * d)
-    b_extra = np.zeros(0) if extra is None else np.asarray(extra[1], dtype=float).ravel()
+    A_extra, b_extra = _check_extra(extra, d)
     bounds = [(-body.bound, body.bound)] * (d * d) if body.bound is not None else [(None, None)] * (d * d)
     rhs = -body.gamma * np.ones(K)
     if K <= _CUTTING_PLANE_ABOVE or body.bound is None:
@@ -295,6 +319,20 @@ def support(body: Body, U, *, extra=None, phase: str = "phase 2") -> tuple[float
     raise SculptError(phase, "the cutting-plane LP did not converge in 50 rounds", n_constraints=K)  # pragma: no cover
 
 
+def _check_extra(extra, d: int) -> tuple[np.ndarray, np.ndarray]:
+    if extra is None:
+        return np.zeros((0, d * d)), np.zeros(0)
+    if not isinstance(extra, (tuple, list)) or len(extra) != 2:
+        raise TypeError(f"extra must be a pair (A, c) of constraints <A_j, Theta> <= c_j; received "
+                        f"{type(extra).__name__}")
+    A, c = as_float_array("extra[0]", extra[0]), as_float_array("extra[1]", extra[1]).ravel()
+    if A.ndim != 3 or A.shape[1:] != (d, d) or A.shape[0] != c.size:
+        raise ValueError(f"extra must be A of shape (k, {d}, {d}) and c of shape (k,); received {A.shape} and "
+                         f"{c.shape}")
+    return A.reshape(-1, d * d), c
+
+
+@arguments(body=instance(Body, where="sculpt_body"), phase="text")
 def prune(body: Body, *, phase: str = "phase 2") -> tuple[Body, int]:
     """Drop the halfspaces that contradict the others (false certifications).
 
@@ -344,6 +382,7 @@ def prune(body: Body, *, phase: str = "phase 2") -> tuple[Body, int]:
     return pruned, K - int(keep.sum())
 
 
+@arguments(body=instance(Body, where="sculpt_body"), phase="text")
 def feasible_point(body: Body, *, phase: str = "phase 2") -> np.ndarray:
     """A point of the body, or a SculptError naming the phase if it is empty.
 
@@ -360,6 +399,7 @@ def feasible_point(body: Body, *, phase: str = "phase 2") -> np.ndarray:
 check_feasible = renamed("check_feasible", feasible_point)
 
 
+@arguments(body=instance(Body, where="sculpt_body"), origin="array", basis="array", box="tol")
 def body_slice(body: Body, origin, basis, *, box: float = 10.0) -> np.ndarray:
     """The polygon ``{(s, t) : origin + s basis[0] + t basis[1] in K}``, clipped to a square.
 
@@ -390,10 +430,8 @@ def body_slice(body: Body, origin, basis, *, box: float = 10.0) -> np.ndarray:
     """
     d = body.d
     origin = check_matrix("origin", origin, d)
-    basis = as_float_array("basis", basis)
     if basis.shape != (2, d, d):
         raise ValueError(f"basis must have shape (2, {d}, {d}); received {basis.shape}")
-    box = check_positive_float("box", box)
     P = np.array([[-box, -box], [box, -box], [box, box], [-box, box]], dtype=float)
     lines = [(np.einsum("pq,kpq->k", B, body.Z)) for B in basis]
     rhs = body.gamma - np.einsum("pq,kpq->k", origin, body.Z)
@@ -404,6 +442,7 @@ def body_slice(body: Body, origin, basis, *, box: float = 10.0) -> np.ndarray:
     return P
 
 
+@arguments(polygon="array", u="real", v="real", c="real")
 def clip_polygon(polygon, u: float, v: float, c: float) -> np.ndarray:
     """The part of a convex polygon in the half-plane ``u s + v t >= c`` (one Sutherland-Hodgman step).
 
@@ -428,12 +467,11 @@ def clip_polygon(polygon, u: float, v: float, c: float) -> np.ndarray:
            [1. , 1. ],
            [0.5, 1. ]])
     """
-    P = as_float_array("polygon", polygon)
+    P = polygon
     if P.size == 0:
         return np.zeros((0, 2))
     if P.ndim != 2 or P.shape[1] != 2:
         raise ValueError(f"polygon must have shape (V, 2), vertices (s, t); received shape {P.shape}")
-    u, v, c = (check_real(name, value) for name, value in (("u", u), ("v", v), ("c", c)))
     f = P @ np.array([u, v]) - c
     out = []
     for i in range(len(P)):

@@ -11,18 +11,85 @@ to a positive factor.
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 
 import numpy as np
 
+from .._arguments import arguments, instance
 from .._linalg import lstsq
-from .._validation import as_float_array, check_positive_float, check_positive_int, check_rng, check_sequences
+from .._validation import check_sequences
 from ..attention import forward
-from ..heads import Heads, as_heads
+from ..heads import Heads
 from ._common import check_data, check_m, check_nonzero_labels
 from .body import Body, support
+from .proxy import min_norm_proxy
 from .span import Span
 
+_SPAN = instance(Span, where="face_span, spectral_span, random_span or find_span")
 
+
+def _thetas(Theta: np.ndarray, d: int) -> np.ndarray:
+    """Theta (checked finite) as a stack (m, d, d) of at least one head."""
+    if Theta.ndim == 2:
+        Theta = Theta[None]
+    if Theta.ndim != 3 or Theta.shape[1:] != (d, d) or Theta.shape[0] == 0:
+        raise ValueError(f"Theta must have shape (m, {d}, {d}) with m >= 1 heads; received shape {Theta.shape}")
+    return Theta
+
+
+def _check_span_holds(span: Span, m: int) -> None:
+    if m > span.dim:
+        raise ValueError(f"m must be at most the span's dimension {span.dim} (one direction per head); received m={m}")
+
+
+@arguments(face="heads", face_residual="score", net="heads", net_residual="score")
+@dataclass(frozen=True, eq=False)
+class Candidates:
+    """Phase 5 (:func:`span_candidates`): the best candidate layer of each source, W fit by least squares.
+
+    Attributes
+    ----------
+    face : Heads
+        The best tuple of vertices of the body's face (:func:`face_candidates`), at its best scale
+        (:func:`best_scale`).
+    face_residual : float
+        Its relative residual ``||F(X) - Y|| / ||Y||`` on all the training data.
+    net : Heads
+        The best tuple of a net over the span (:func:`net_candidates`, :func:`certify_candidates`).
+    net_residual : float
+    """
+
+    face: Heads
+    face_residual: float
+    net: Heads
+    net_residual: float
+
+    @property
+    def source(self) -> str:
+        """``"face"`` or ``"net"``: the source of the better candidate (the face on a tie)."""
+        return "face" if self.face_residual <= self.net_residual else "net"
+
+    @property
+    def best(self) -> Heads:
+        """The better candidate: the answer of phase 5."""
+        return self.face if self.source == "face" else self.net
+
+    @property
+    def best_residual(self) -> float:
+        """The better candidate's relative training residual."""
+        return self.face_residual if self.source == "face" else self.net_residual
+
+    @property
+    def other(self) -> Heads:
+        """The other candidate (the second start of the polish)."""
+        return self.net if self.source == "face" else self.face
+
+    def __repr__(self) -> str:
+        return (f"Candidates(face_residual={self.face_residual:.2g}, net_residual={self.net_residual:.2g}, "
+                f"source={self.source!r})")
+
+
+@arguments(X="array", Theta="array")
 def design_matrix(X, Theta) -> np.ndarray:
     """The design of :func:`fit_W`: ``[A_1(X) X | ... | A_m(X) X]``, one row per token of every example.
 
@@ -57,17 +124,14 @@ def design_matrix(X, Theta) -> np.ndarray:
     X, single = check_sequences(X)
     if single:
         raise ValueError(f"X must be a batch of shape (N, n, d); received one sequence of shape {X.shape[1:]}")
-    Theta = as_float_array("Theta", Theta)
-    if Theta.ndim == 2:
-        Theta = Theta[None]
     N, n, d = X.shape
-    if Theta.ndim != 3 or Theta.shape[1:] != (d, d):
-        raise ValueError(f"Theta must have shape (m, {d}, {d}); received {Theta.shape}")
+    Theta = _thetas(Theta, d)
     m = Theta.shape[0]
     _, _, AX = forward(X, Theta, np.zeros((m, d, d)), "softmax", False)  # (N, m, n, d)
     return AX.transpose(0, 2, 1, 3).reshape(N * n, m * d)
 
 
+@arguments(X="array", Y="array", Theta="array")
 def fit_W(X, Y, Theta) -> tuple[np.ndarray, float]:
     """Least squares for the projections given the attention matrices.
 
@@ -102,12 +166,8 @@ def fit_W(X, Y, Theta) -> tuple[np.ndarray, float]:
     """
     X, Y = check_data(X, Y, boolean=False)
     check_nonzero_labels("Y", Y)
-    Theta = as_float_array("Theta", Theta)
-    if Theta.ndim == 2:
-        Theta = Theta[None]
     N, n, d = X.shape
-    if Theta.shape[1:] != (d, d):
-        raise ValueError(f"Theta must have shape (m, {d}, {d}); received {Theta.shape}")
+    Theta = _thetas(Theta, d)
     m = Theta.shape[0]
     design = design_matrix(X, Theta)
     W = lstsq(design, Y.reshape(N * n, d)).x.reshape(m, d, d)
@@ -115,10 +175,20 @@ def fit_W(X, Y, Theta) -> tuple[np.ndarray, float]:
     return W, float(np.linalg.norm(resid) / np.linalg.norm(Y))
 
 
+@arguments(X="array", Y="array", Theta="array", scales="optarray", max_examples="size")
 def best_scale(X, Y, Theta, *, scales=None, max_examples: int = 400) -> tuple[Heads, float, float]:
     """Try ``c * Theta`` for every c in ``scales``, refine the best c, and fit W each time.
 
     The search uses the first ``max_examples`` examples; the final W is fit on all.
+
+    Parameters
+    ----------
+    X, Y : array_like of shape (N, n, d)
+    Theta : array_like of shape (m, d, d)
+        The candidate's attention matrices, known up to an overall positive factor.
+    scales : array_like of positive numbers, optional
+        The factors tried first (default ``geomspace(0.25, 16, 25)``).
+    max_examples : int, default 400
 
     Returns
     -------
@@ -126,13 +196,21 @@ def best_scale(X, Y, Theta, *, scales=None, max_examples: int = 400) -> tuple[He
     residual : float
         Relative residual on all the data.
     c : float
+
+    Examples
+    --------
+    >>> from attnlib.sculpt import best_scale
+    >>> heads = random_heads(2, 3, scale=2.0, rng=0)
+    >>> X = boolean_inputs(200, 3, 3, rng=1)
+    >>> _, residual, c = best_scale(X, attention(X, heads), heads.Theta / 2)
+    >>> round(c, 3), bool(residual < 1e-6)
+    (2.0, True)
     """
     X, Y = check_data(X, Y, boolean=False)
-    Theta = as_float_array("Theta", Theta)
-    max_examples = check_positive_int("max_examples", max_examples)
+    Theta = _thetas(Theta, X.shape[-1])
+    scales = np.geomspace(0.25, 16.0, 25) if scales is None else _check_scales(scales)
     X_all, Y_all = X, Y
     X, Y = X[:max_examples], Y[:max_examples]
-    scales = np.geomspace(0.25, 16.0, 25) if scales is None else np.asarray(scales, dtype=float)
     residuals = np.array([fit_W(X, Y, c * Theta)[1] for c in scales])
     j = int(np.argmin(residuals))
     lo = np.log(scales[max(j - 1, 0)])
@@ -152,6 +230,15 @@ def best_scale(X, Y, Theta, *, scales=None, max_examples: int = 400) -> tuple[He
     return Heads(c * Theta, W), res, c
 
 
+def _check_scales(scales: np.ndarray) -> np.ndarray:
+    scales = scales.ravel()
+    if scales.size == 0 or (scales <= 0).any():
+        raise ValueError(f"scales must be a non-empty list of positive factors; received {scales.tolist()}")
+    return scales
+
+
+@arguments(body=instance(Body, where="sculpt_body"), span=_SPAN, m="size", eps="tol", directions="optsize",
+           bound="opttol")
 def face_candidates(body: Body, span: Span, m: int, *, eps: float = 0.2, directions: int | None = None,
                     bound: float | None = None) -> np.ndarray:
     """Vertices of the face of the body, found along directions inside the estimated span.
@@ -174,19 +261,12 @@ def face_candidates(body: Body, span: Span, m: int, *, eps: float = 0.2, directi
         m extreme points chosen greedily to be far apart, in the body's units
         (so only up to an overall positive factor).
     """
-    m = check_m(m)
-    eps = check_positive_float("eps", eps)
-    directions = None if directions is None else check_positive_int("directions", directions)
-    bound = None if bound is None else check_positive_float("bound", bound)
-    if not isinstance(body, Body):
-        raise TypeError(f"body must be a Body (from sculpt_body); received {type(body).__name__}")
-    if not isinstance(span, Span):
-        raise TypeError(f"span must be a Span (from random_span, face_span or spectral_span); "
-                        f"received {type(span).__name__}")
-    basis = span.basis
+    if span.basis.shape[1] != body.d:
+        raise ValueError(f"span must be of the body's dimension d={body.d}; received a span with "
+                         f"d={span.basis.shape[1]}")
+    _check_span_holds(span, m)
+    basis = span.basis[:m]
     P = basis[0]
-    from .proxy import min_norm_proxy
-
     proxy = min_norm_proxy(body, phase="phase 5")
     norm = float(np.linalg.norm(proxy))
     if m == 1:
@@ -209,6 +289,7 @@ def face_candidates(body: Body, span: Span, m: int, *, eps: float = 0.2, directi
     return points[chosen]
 
 
+@arguments(span=_SPAN, m="size", radius="tol", steps="size", budget="size", rng="rng")
 def net_candidates(span: Span, m: int, *, radius: float = 1.5, steps: int = 9, budget: int = 500,
                    rng=None) -> np.ndarray:
     """A net of candidate tuples in the span, in units of the proxy direction.
@@ -221,13 +302,16 @@ def net_candidates(span: Span, m: int, *, radius: float = 1.5, steps: int = 9, b
     Returns
     -------
     ndarray of shape (T, m, d, d)
+
+    Examples
+    --------
+    >>> from attnlib.sculpt import net_candidates, random_span
+    >>> net_candidates(random_span(np.eye(3), 2, rng=0), 2, rng=1).shape
+    (36, 2, 3, 3)
     """
-    m = check_m(m)
-    radius = check_positive_float("radius", radius)
-    budget = check_positive_int("budget", budget)
-    rng = check_rng(rng)
-    basis = span.basis
-    grid = np.linspace(-radius, radius, check_positive_int("steps", steps))
+    _check_span_holds(span, m)
+    basis = span.basis[:m]
+    grid = np.linspace(-radius, radius, steps)
     if m == 1:
         return basis[:1][None]
     count = len(grid) ** (m * (m - 1))
@@ -241,7 +325,8 @@ def net_candidates(span: Span, m: int, *, radius: float = 1.5, steps: int = 9, b
     return basis[0][None, None] + np.einsum("tij,jpq->tipq", betas, basis[1:])
 
 
-def certify_candidates(X, Y, candidates, *, scales=None, max_examples: int = 400) -> tuple[Heads, float, dict]:
+@arguments(X="array", Y="array", candidates="array", scales="optarray", max_examples="size")
+def certify_candidates(X, Y, candidates, *, scales=None, max_examples: int = 400) -> tuple[Heads, float, int]:
     """Phase 5: fit W for every candidate tuple at every scale; return the best-certified one.
 
     Parameters
@@ -258,22 +343,16 @@ def certify_candidates(X, Y, candidates, *, scales=None, max_examples: int = 400
     heads : Heads
     residual : float
         Relative residual of the winner on all data.
-    info : dict
-        ``"scored"``: number of (candidate, scale) pairs tried.
+    scored : int
+        Number of (candidate, scale) pairs tried.
     """
     X, Y = check_data(X, Y, boolean=False)
-    max_examples = check_positive_int("max_examples", max_examples)
-    cands = as_float_array("candidates", candidates)
+    cands = candidates
     d = X.shape[-1]
     if cands.ndim != 4 or cands.shape[-2:] != (d, d) or 0 in cands.shape:
         raise ValueError(f"candidates must have shape (k, m, {d}, {d}): k tuples of m heads' Theta; "
                          f"received shape {cands.shape}")
-    if scales is None:
-        scales = np.geomspace(0.5, 8.0, 9)
-    else:
-        scales = as_float_array("scales", scales).ravel()
-        if scales.size == 0 or (scales <= 0).any():
-            raise ValueError(f"scales must be a non-empty list of positive factors; received {scales}")
+    scales = np.geomspace(0.5, 8.0, 9) if scales is None else _check_scales(scales)
     Xs, Ys = X[:max_examples], Y[:max_examples]
     best, best_res = None, np.inf
     for T in cands:
@@ -282,9 +361,10 @@ def certify_candidates(X, Y, candidates, *, scales=None, max_examples: int = 400
             if res < best_res:
                 best, best_res = c * T, res
     heads, res, _ = best_scale(X, Y, best, scales=np.array([0.8, 0.9, 1.0, 1.1, 1.25]))
-    return heads, res, {"scored": len(cands) * len(scales)}
+    return heads, res, len(cands) * len(scales)
 
 
+@arguments(X="array", Y="array", heads="heads", span=_SPAN, max_examples="size")
 def refine_in_span(X, Y, heads: Heads, span: Span, *, max_examples: int = 400) -> tuple[Heads, float]:
     """Local least squares over the m x m coefficients of the heads in the span (W by least squares inside).
 
@@ -314,11 +394,9 @@ def refine_in_span(X, Y, heads: Heads, span: Span, *, max_examples: int = 400) -
     from scipy.optimize import least_squares
 
     X, Y = check_data(X, Y, boolean=False)
-    heads = as_heads(heads, X.shape[-1])
-    max_examples = check_positive_int("max_examples", max_examples)
-    if not isinstance(span, Span):
-        raise TypeError(f"span must be a Span (from random_span, face_span or spectral_span); "
-                        f"received {type(span).__name__}")
+    if heads.d != X.shape[-1] or span.basis.shape[1] != X.shape[-1]:
+        raise ValueError(f"heads and span must be of the data's dimension d={X.shape[-1]}; received {heads!r} "
+                         f"and {span!r}")
     B = span.basis.reshape(len(span.basis), -1)  # (k, d^2)
     m, d = heads.m, heads.d
     Xs, Ys = X[:max_examples], Y[:max_examples]
@@ -336,3 +414,41 @@ def refine_in_span(X, Y, heads: Heads, span: Span, *, max_examples: int = 400) -
     T = thetas(res.x)
     W, r = fit_W(X, Y, T)
     return Heads(T, W), r
+
+
+@arguments(X="cube", Y="array", body=instance(Body, where="sculpt_body"), span=_SPAN, m="size", rng="rng")
+def span_candidates(X, Y, body: Body, span: Span, m: int, *, rng=None) -> Candidates:
+    """Phase 5: the best candidate from the body's face and from a net over the span, W by least squares.
+
+    Parameters
+    ----------
+    X : array_like of shape (N, n, d), entries ±1
+    Y : array_like of shape (N, n, d)
+    body : Body
+        Phase 2's body (its face gives the first candidates).
+    span : Span
+        Phase 4's span.
+    m : int
+    rng : int, numpy.random.Generator or None
+        Draws the net when it is larger than its budget.
+
+    Returns
+    -------
+    Candidates
+
+    Examples
+    --------
+    >>> from attnlib.sculpt import carve, face_span, planted_instance, span_candidates
+    >>> teacher = planted_instance(2, 4, rng=0)
+    >>> X = boolean_inputs(3000, 3, 4, rng=1)
+    >>> Y = attention(X, teacher)
+    >>> s = carve(X, Y).sculpted
+    >>> found = span_candidates(X, Y, s.body, face_span(s.body, s.proxy, 2, rng=2), 2, rng=3)
+    >>> found.best, bool(found.best_residual < 1)
+    (Heads(m=2, d=4), True)
+    """
+    X, Y = check_data(X, Y)
+    m = check_m(m, X.shape[-1])
+    face, face_residual, _ = best_scale(X, Y, face_candidates(body, span, m))
+    net, net_residual, _ = certify_candidates(X, Y, net_candidates(span, m, rng=rng))
+    return Candidates(face, face_residual, net, net_residual)

@@ -18,59 +18,52 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import (
-    check_axis_values,
-    check_choice,
-    check_int_array,
-    check_positive_float,
-    check_positive_int,
-    check_rng,
-)
+from .._arguments import arguments, choice, instance, interval, names, structure
+from .._validation import check_axis_values, check_int_array
 from ..attention import attention
 from ..heads import Heads, random_heads
 from ..inputs import boolean_inputs
 from ..training import train
-from ._common import ItemAccess, SculptError, check_data, check_heads, check_m, check_nonzero_labels
+from ._common import SculptError, check_data, check_m, check_nonzero_labels
 from .instances import planted_instance
-from .local import lbfgs_restarts, polish, polish_from_random, _refit_residual
-from .pipeline import RESTART_SPREAD, SculptReport, learn, perturbed_start
+from .local import RESTART_SPREAD, lbfgs_restarts, perturbed_start, polish, polish_from_random, refit_residual
+from .pipeline import SculptReport, learn
 
-METHODS = ("sculpt + polish", "sculpt, no polish", "polish from random", "L-BFGS restarts", "Adam")
-#: identifiers of the methods (for results files), in the order of METHODS
-METHOD_IDS = dict(zip(METHODS, ("sculpt_polish", "sculpt_no_polish", "polish_random", "lbfgs", "adam"), strict=True))
-#: the kinds of single start that :func:`single_starts` measures, and their labels
+#: the methods :func:`compare_methods` runs, by identifier (their labels are ``attnlib.viz.sculpt.METHOD_LABELS``):
+#: sculpting with and without the polish, the polish from random starts, L-BFGS with restarts, and Adam
+METHODS = ("sculpt_polish", "sculpt_no_polish", "polish_random", "lbfgs", "adam")
+#: the kinds of single start that :func:`single_starts` measures (labels: ``attnlib.viz.sculpt.START_LABELS``)
 START_KINDS = ("sculpted", "other", "perturbed", "perturbed_small", "random")
-START_LABELS = {
-    "sculpted": "sculpted candidate",
-    "other": "other candidate",
-    "perturbed": "half-RMS perturbations",
-    "perturbed_small": "0.05-RMS perturbations",
-    "random": "random heads",
-}
 
 
+@arguments(method=choice(*METHODS), error="floats", starts="count", certified="flag", seconds="score",
+           failed_phase="opttext", report=instance(SculptReport, optional=True), residual="floats")
 @dataclass(frozen=True, eq=False)
-class MethodRun(ItemAccess):
+class MethodRun:
     """One method's run in :func:`compare_methods`.
 
     Attributes
     ----------
+    method : str
+        Which method (one of :data:`METHODS`).
     error : float
-        Relative test error of the accepted start, or of the best one (``nan`` if the method raised).
+        Relative test error of the accepted start, or of the best one (``nan`` if the method
+        returned no layer).
     starts : int
         Starts used.
     certified : bool
         Whether a start was accepted (relative training residual at most ``accept``).
     seconds : float
-        Wall-clock time of all its starts.
+        Wall-clock time of the method, timed on its own.
     failed_phase : str or None
         For sculpting, the phase that raised, if any.
     report : SculptReport or None
-        For "sculpt + polish", the report of :func:`learn`.
+        For sculpting, the report of :func:`learn`.
     residual : float
-        Relative training residual (all the training data) of the layer returned.
+        Relative training residual (all the training data) of the layer returned (``nan`` if none).
     """
 
+    method: str
     error: float
     starts: int
     certified: bool
@@ -79,10 +72,43 @@ class MethodRun(ItemAccess):
     report: SculptReport | None = None
     residual: float = float("nan")
 
+    def __repr__(self) -> str:
+        return (f"MethodRun({self.method!r}, error={float(self.error):.2g}, starts={self.starts}, "
+                f"certified={self.certified})")
 
+
+@arguments(runs=structure("a tuple of MethodRun, one per method"))
 @dataclass(frozen=True, eq=False)
-class SweepResult(ItemAccess):
-    """What :func:`sweep` returns: per method, arrays over (scale, size[, seed]).
+class Comparison:
+    """What :func:`compare_methods` returns: one :class:`MethodRun` per method, in the order asked for.
+
+    ``comparison["lbfgs"]`` is the run of a method, by its identifier.
+    """
+
+    runs: tuple
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        """The identifiers of the methods run, in order."""
+        return tuple(run.method for run in self.runs)
+
+    def __getitem__(self, method: str) -> MethodRun:
+        for run in self.runs:
+            if run.method == method:
+                return run
+        raise KeyError(f"{method!r} was not run; the methods run are {list(self.methods)}")
+
+    def __repr__(self) -> str:
+        return f"Comparison({', '.join(self.methods)})"
+
+
+@arguments(success=structure("a dict of method -> array (scales, sizes)"),
+           errors=structure("a dict of method -> array (scales, sizes, seeds)"),
+           seconds=structure("a dict of method -> array (scales, sizes, seeds)"),
+           starts=structure("a dict of method -> array (scales, sizes, seeds)"))
+@dataclass(frozen=True, eq=False)
+class SweepResult:
+    """What :func:`sweep` returns: per method (by identifier, :data:`METHODS`), arrays over (scale, size[, seed]).
 
     Attributes
     ----------
@@ -98,6 +124,7 @@ class SweepResult(ItemAccess):
     starts: dict
 
 
+@arguments(heads="heads", X_test="array", Y_test="array")
 def relative_test_error(heads: Heads, X_test, Y_test) -> float:
     """Relative error ``||F_hat(X) - Y|| / ||Y||`` on held-out examples.
 
@@ -109,14 +136,94 @@ def relative_test_error(heads: Heads, X_test, Y_test) -> float:
     >>> relative_test_error(heads, X, attention(X, heads))
     0.0
     """
-    heads = check_heads(heads)
     X_test, Y_test = check_data(X_test, Y_test, boolean=False, d=heads.d, names=("X_test", "Y_test"))
     check_nonzero_labels("Y_test", Y_test)
-    return float(np.linalg.norm(attention(X_test, heads) - Y_test) / np.linalg.norm(Y_test))
+    error = float(np.linalg.norm(attention(X_test, heads) - Y_test) / np.linalg.norm(Y_test))
+    if not np.isfinite(error):
+        raise ValueError("the relative test error of heads on X_test, Y_test overflows float64; rescale Y_test")
+    return error
 
 
+@dataclass(frozen=True)
+class _Budget:
+    """What every method of :func:`compare_methods` gets: starts, the acceptance rule, Adam's settings."""
+
+    restarts: int
+    accept: float
+    adam_epochs: int
+    adam_lr: float
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """A runner's answer: its best layer (None if it has none), starts used, the phase that failed, the report."""
+
+    heads: Heads | None
+    starts: int
+    failed_phase: str | None = None
+    report: SculptReport | None = None
+
+
+def _sculpt_polish(X, Y, m, budget: _Budget, rng) -> _Outcome:
+    try:
+        result = learn(X, Y, m, rng=rng, tol=budget.accept, starts=budget.restarts)
+        return _Outcome(result.heads, result.report.polish.starts, None, result.report)
+    except SculptError as err:
+        report = err.report or SculptReport()
+        return _Outcome(report.heads, 0 if report.polish is None else report.polish.starts, err.phase, report)
+
+
+def _sculpt_no_polish(X, Y, m, budget: _Budget, rng) -> _Outcome:
+    try:
+        result = learn(X, Y, m, rng=rng, tol=budget.accept, polish=False)
+        return _Outcome(result.heads, 1, None, result.report)
+    except SculptError as err:  # the candidate is rarely certified: it is scored all the same
+        report = err.report or SculptReport()
+        found = report.candidates is not None
+        return _Outcome(report.heads, int(found), None if found else err.phase, report)
+
+
+def _polish_random(X, Y, m, budget: _Budget, rng) -> _Outcome:
+    heads, info = polish_from_random(X, Y, m, restarts=budget.restarts, tol=budget.accept, rng=rng)
+    return _Outcome(heads, info.restarts)
+
+
+def _lbfgs(X, Y, m, budget: _Budget, rng) -> _Outcome:
+    heads, info = lbfgs_restarts(X, Y, m, restarts=budget.restarts, tol=budget.accept, rng=rng)
+    return _Outcome(heads, info.restarts)
+
+
+def _adam(X, Y, m, budget: _Budget, rng) -> _Outcome:
+    best, best_res, starts = None, np.inf, 0
+    for g in rng.spawn(budget.restarts):
+        starts += 1
+        res = train(X, Y, m, epochs=budget.adam_epochs, lr=budget.adam_lr, schedule="cosine", rng=g)
+        W, train_res = refit_residual(X, Y, res.heads.Theta)  # the same rule: W refit on all the data
+        if train_res < best_res:
+            best, best_res = Heads(res.heads.Theta, res.heads.W if W is None else W), train_res
+        if train_res <= budget.accept:
+            break
+    return _Outcome(best, starts)
+
+
+#: every method of compare_methods, called with (X, Y, m, budget, rng)
+_RUNNERS = {"sculpt_polish": _sculpt_polish, "sculpt_no_polish": _sculpt_no_polish, "polish_random": _polish_random,
+            "lbfgs": _lbfgs, "adam": _adam}
+
+
+def _streams(rng: np.random.Generator) -> dict:
+    """One independent stream per method; sculpting without the polish replays the stream of sculpting with it,
+    so that its candidate is the one the polish starts from."""
+    streams = dict(zip(METHODS, rng.spawn(len(METHODS)), strict=True))
+    bits = streams["sculpt_polish"].bit_generator
+    streams["sculpt_no_polish"] = np.random.Generator(type(bits)(bits.seed_seq))
+    return streams
+
+
+@arguments(X="cube", Y="array", m="size", X_test="array", Y_test="array", methods=names(*METHODS), restarts="size",
+           accept="tol", adam_epochs="size", adam_lr="tol", rng="rng")
 def compare_methods(X, Y, m: int, X_test, Y_test, *, methods=METHODS, restarts: int = 5, accept: float = 1e-6,
-                    adam_epochs: int = 1000, adam_lr: float = 0.02, rng=None) -> dict:
+                    adam_epochs: int = 1000, adam_lr: float = 0.02, rng=None) -> Comparison:
     """Run each method on the same data with the same budget of starts; report test error, starts and time.
 
     Parameters
@@ -125,15 +232,16 @@ def compare_methods(X, Y, m: int, X_test, Y_test, *, methods=METHODS, restarts: 
         Training examples (X on the hypercube).
     m : int
     X_test, Y_test : array_like of shape (N_test, n, d)
-    methods : sequence of str
-        Any of ``"sculpt + polish"``, ``"sculpt, no polish"`` (the phase-5
-        candidate of the same run), ``"polish from random"`` (the same
-        Levenberg-Marquardt polish from random starts), ``"L-BFGS restarts"``
-        and ``"Adam"`` (:func:`attnlib.train`, full batch).
+    methods : sequence of str, default METHODS
+        Any of ``"sculpt_polish"`` (:func:`learn`), ``"sculpt_no_polish"`` (its phase-5
+        candidate: the same run without the polish, on the same random stream),
+        ``"polish_random"`` (the same Levenberg-Marquardt polish from random starts,
+        :func:`polish_from_random`), ``"lbfgs"`` (:func:`lbfgs_restarts`) and ``"adam"``
+        (:func:`attnlib.train`, full batch).
     restarts : int, default 5
         Every method gets at most this many starts: polish runs of
         :func:`learn` (its ``starts``), random starts of the polish, of L-BFGS
-        and of Adam. "sculpt, no polish" has one candidate and one start.
+        and of Adam. Sculpting without the polish has one candidate and one start.
     accept : float, default 1e-6
         One acceptance rule for all, the rule of :func:`learn`: a start's W is
         refit by least squares on all of ``X, Y`` (:func:`fit_W`), and the start
@@ -146,8 +254,8 @@ def compare_methods(X, Y, m: int, X_test, Y_test, *, methods=METHODS, restarts: 
 
     Returns
     -------
-    dict of str -> MethodRun
-        One :class:`MethodRun` per method, in the order of ``methods``.
+    Comparison
+        One :class:`MethodRun` per method, in the order of ``methods``; each method is timed on its own.
 
     Notes
     -----
@@ -155,65 +263,41 @@ def compare_methods(X, Y, m: int, X_test, Y_test, *, methods=METHODS, restarts: 
     fraction ``sum(certified) / sum(starts)`` estimates the chance that a
     single start succeeds, and the fraction of instances with a small test
     error is the success rate with restarts.
+
+    Examples
+    --------
+    >>> from attnlib.sculpt import compare_methods, planted_instance
+    >>> teacher = planted_instance(2, 4, rng=0)
+    >>> X, X_test = boolean_inputs(3000, 3, 4, rng=1), boolean_inputs(500, 3, 4, rng=2)
+    >>> runs = compare_methods(X, attention(X, teacher), 2, X_test, attention(X_test, teacher),
+    ...                        methods=("sculpt_polish", "sculpt_no_polish"), rng=3)
+    >>> bool(runs["sculpt_polish"].error < 1e-8), runs["sculpt_no_polish"].certified
+    (True, False)
     """
-    rng = check_rng(rng)
     X, Y = check_data(X, Y)
-    m = check_m(m)
-    restarts = check_positive_int("restarts", restarts)
-    accept = check_positive_float("accept", accept)
-    adam_epochs = check_positive_int("adam_epochs", adam_epochs)
-    adam_lr = check_positive_float("adam_lr", adam_lr)
-    unknown = set(methods) - set(METHODS)
-    if unknown:
-        raise ValueError(f"unknown methods {sorted(unknown)}; choose from {METHODS}")
-    out: dict = {}
-    streams = dict(zip(METHODS, rng.spawn(len(METHODS)), strict=True))
-
-    def run(heads, starts, seconds, **extra):
-        if heads is None:
-            return MethodRun(float("nan"), starts, False, seconds, **extra)
-        residual = relative_test_error(heads, X, Y)
-        return MethodRun(relative_test_error(heads, X_test, Y_test), starts, residual <= accept, seconds,
-                         residual=residual, **extra)
-
-    if {"sculpt + polish", "sculpt, no polish"} & set(methods):
+    X_test, Y_test = check_data(X_test, Y_test, boolean=False, d=X.shape[-1], names=("X_test", "Y_test"))
+    m = check_m(m, X.shape[-1])
+    budget, streams = _Budget(restarts, accept, adam_epochs, adam_lr), _streams(rng)
+    runs = []
+    for method in methods:
         start = time.perf_counter()
-        failed, heads = None, None
-        try:
-            result = learn(X, Y, m, rng=streams["sculpt + polish"], tol=accept, starts=restarts)
-            heads, report = result.heads, result.report
-        except SculptError as err:
-            failed, report = err.phase, err.report or SculptReport()
-            heads = report.heads  # the best polished layer of a run that certified none
-        total = time.perf_counter() - start
-        pre = report.pre_polish_heads
-        polish_seconds = report.seconds.get("polish", 0.0)
-        if "sculpt + polish" in methods:
-            out["sculpt + polish"] = run(heads, report.starts, total, failed_phase=failed, report=report)
-        if "sculpt, no polish" in methods:
-            out["sculpt, no polish"] = run(pre, 1 if pre is not None else 0, total - polish_seconds,
-                                           failed_phase=failed if pre is None else None)
-    if "polish from random" in methods:
-        heads, info = polish_from_random(X, Y, m, restarts=restarts, tol=accept, rng=streams["polish from random"])
-        out["polish from random"] = run(heads, info.restarts, info.seconds)
-    if "L-BFGS restarts" in methods:
-        heads, info = lbfgs_restarts(X, Y, m, restarts=restarts, tol=accept, rng=streams["L-BFGS restarts"])
-        out["L-BFGS restarts"] = run(heads, info.restarts, info.seconds)
-    if "Adam" in methods:
-        best, best_res, seconds, starts = None, np.inf, 0.0, 0
-        for g in streams["Adam"].spawn(restarts):
-            starts += 1
-            res = train(X, Y, m, epochs=adam_epochs, lr=adam_lr, schedule="cosine", rng=g)
-            seconds += res.seconds
-            W, train_res = _refit_residual(X, Y, res.heads.Theta)  # the same rule: W refit on all the data
-            if train_res < best_res:
-                best, best_res = Heads(res.heads.Theta, res.heads.W if W is None else W), train_res
-            if train_res <= accept:
-                break
-        out["Adam"] = run(best, starts, seconds)
-    return {name: out[name] for name in methods}
+        outcome = _RUNNERS[method](X, Y, m, budget, streams[method])
+        runs.append(_scored(method, outcome, time.perf_counter() - start, X, Y, X_test, Y_test, accept))
+    return Comparison(tuple(runs))
 
 
+def _scored(method, outcome: _Outcome, seconds, X, Y, X_test, Y_test, accept) -> MethodRun:
+    """A runner's outcome scored by the one rule: training residual (accepted at most ``accept``), test error."""
+    if outcome.heads is None:
+        return MethodRun(method, float("nan"), outcome.starts, False, seconds, outcome.failed_phase, outcome.report)
+    residual = relative_test_error(outcome.heads, X, Y)
+    return MethodRun(method, relative_test_error(outcome.heads, X_test, Y_test), outcome.starts, residual <= accept,
+                     seconds, outcome.failed_phase, outcome.report, residual)
+
+
+@arguments(scales="array", sizes="intarray", seeds="size", m="size", d="size", n="size",
+           shared=interval(0.0, 1.0, high_open=True), methods=names(*METHODS), success="tol", rng="rng",
+           kwargs=structure("keywords of compare_methods"))
 def sweep(scales, sizes, *, seeds: int = 3, m: int = 2, d: int = 4, n: int = 3, shared: float = 0.6,
           methods=METHODS, success: float = 1e-3, rng=None, **kwargs) -> SweepResult:
     """Success rate of each method over planted instances of varying sharpness and sample size.
@@ -229,6 +313,7 @@ def sweep(scales, sizes, *, seeds: int = 3, m: int = 2, d: int = 4, n: int = 3, 
     m, d, n, shared
         The planted instances.
     methods : sequence of str
+        Identifiers of :data:`METHODS`.
     success : float, default 1e-3
     rng : int, numpy.random.Generator or None
     **kwargs
@@ -244,10 +329,7 @@ def sweep(scales, sizes, *, seeds: int = 3, m: int = 2, d: int = 4, n: int = 3, 
     sizes = check_int_array("sizes", sizes, low=1)
     if sizes.ndim != 1 or sizes.size == 0:
         raise ValueError(f"sizes must be a non-empty 1-D list of sample sizes; received shape {sizes.shape}")
-    seeds = check_positive_int("seeds", seeds)
-    m, d, n = check_positive_int("m", m), check_positive_int("d", d), check_positive_int("n", n)
-    success = check_positive_float("success", success)
-    rng = check_rng(rng)
+    m = check_m(m, d)
     shape = (len(scales), len(sizes), seeds)
     errors = {k: np.full(shape, np.nan) for k in methods}
     seconds = {k: np.full(shape, np.nan) for k in methods}
@@ -269,8 +351,10 @@ def sweep(scales, sizes, *, seeds: int = 3, m: int = 2, d: int = 4, n: int = 3, 
     return SweepResult(rates, errors, seconds, starts)
 
 
+@arguments(residuals=structure("a dict of kind of start -> array"), errors=structure("a dict of kind -> array"),
+           seconds=structure("a dict of kind -> array"), sculpt_seconds="score", failed_phase="opttext")
 @dataclass(frozen=True, eq=False)
-class SingleStarts(ItemAccess):
+class SingleStarts:
     """What :func:`single_starts` returns: one polish run per start, by kind of start.
 
     Attributes
@@ -295,9 +379,9 @@ class SingleStarts(ItemAccess):
     sculpt_seconds: float
     failed_phase: str | None = None
 
+    @arguments(accept="tol")
     def successes(self, accept: float = 1e-6) -> dict:
-        """Per kind of start, how many runs passed the rule (residual at most ``accept``)."""
-        accept = check_positive_float("accept", accept)
+        """Per kind of start (:data:`START_KINDS`), how many runs passed the rule (residual at most ``accept``)."""
         return {k: int(np.sum(v <= accept)) for k, v in self.residuals.items()}
 
     def trials(self) -> dict:
@@ -305,6 +389,8 @@ class SingleStarts(ItemAccess):
         return {k: int(v.size) for k, v in self.residuals.items()}
 
 
+@arguments(X="cube", Y="array", m="size", X_test="array", Y_test="array", perturbed="size", random="size",
+           spreads="array", init_scale="tol", rng="rng")
 def single_starts(X, Y, m: int, X_test, Y_test, *, perturbed: int = 4, random: int = 4, spreads=(RESTART_SPREAD, 0.05),
                   init_scale: float = 1.0, rng=None) -> SingleStarts:
     """One polish run from each kind of start, each scored by the one acceptance rule.
@@ -354,13 +440,8 @@ def single_starts(X, Y, m: int, X_test, Y_test, *, perturbed: int = 4, random: i
     X, Y = check_data(X, Y)
     m = check_m(m, X.shape[-1])
     X_test, Y_test = check_data(X_test, Y_test, boolean=False, d=X.shape[-1], names=("X_test", "Y_test"))
-    perturbed = check_positive_int("perturbed", perturbed)
-    random = check_positive_int("random", random)
-    spreads = check_axis_values("spreads", spreads)
     if spreads.shape != (2,) or np.any(spreads <= 0):
         raise ValueError(f"spreads must be two positive numbers; received {spreads.tolist()}")
-    init_scale = check_positive_float("init_scale", init_scale)
-    rng = check_rng(rng)
     sculpt_rng, perturb_rng, random_rng = rng.spawn(3)
     start = time.perf_counter()
     failed, report = None, None
@@ -368,7 +449,7 @@ def single_starts(X, Y, m: int, X_test, Y_test, *, perturbed: int = 4, random: i
         report = learn(X, Y, m, rng=sculpt_rng, polish=False).report
     except SculptError as err:
         report = err.report
-        if report is None or report.face_candidate is None or report.net_candidate is None:
+        if report is None or report.candidates is None:
             failed = err.phase
     sculpt_seconds = time.perf_counter() - start
     counts = {"sculpted": 1, "other": 1, "perturbed": perturbed, "perturbed_small": perturbed, "random": random}
@@ -378,15 +459,14 @@ def single_starts(X, Y, m: int, X_test, Y_test, *, perturbed: int = 4, random: i
 
     def run(kind, j, heads):
         polished, info = polish(X, Y, heads)
-        W, res = _refit_residual(X, Y, polished.Theta)
+        W, res = refit_residual(X, Y, polished.Theta)
         residuals[kind][j] = res
         seconds[kind][j] = info.seconds
         if W is not None:
             errors[kind][j] = relative_test_error(Heads(polished.Theta, W), X_test, Y_test)
 
     if failed is None:
-        better, other = report.pre_polish_heads, (
-            report.net_candidate if report.candidate_source == "face" else report.face_candidate)
+        better, other = report.candidates.best, report.candidates.other
         run("sculpted", 0, better)
         run("other", 0, other)
         for kind, spread in zip(("perturbed", "perturbed_small"), spreads, strict=True):
@@ -397,6 +477,8 @@ def single_starts(X, Y, m: int, X_test, Y_test, *, perturbed: int = 4, random: i
     return SingleStarts(residuals, errors, seconds, sculpt_seconds, failed)
 
 
+@arguments(successes="count", trials="size", confidence=interval(0.0, 1.0, low_open=True, high_open=True),
+           method=choice("wilson", "clopper-pearson"))
 def binomial_interval(successes: int, trials: int, *, confidence: float = 0.95, method: str = "wilson"
                       ) -> tuple[float, float]:
     """A confidence interval for a success probability from ``successes`` of ``trials``.
@@ -431,18 +513,9 @@ def binomial_interval(successes: int, trials: int, *, confidence: float = 0.95, 
     """
     from scipy.special import betaincinv, ndtri
 
-    successes = check_int_array("successes", successes, low=0)
-    trials = check_int_array("trials", trials, low=1)
-    if successes.ndim or trials.ndim:
-        raise ValueError(f"successes and trials must be single integers; received shapes {successes.shape}, "
-                         f"{trials.shape}")
-    k, n = int(successes), int(trials)
+    k, n = successes, trials
     if k > n:
         raise ValueError(f"successes must be at most trials; received successes={k}, trials={n}")
-    confidence = check_positive_float("confidence", confidence)
-    if confidence >= 1:
-        raise ValueError(f"confidence must be in (0, 1); received {confidence}")
-    check_choice("method", method, ("wilson", "clopper-pearson"))
     alpha = 1.0 - confidence
     if method == "wilson":
         z = float(ndtri(1.0 - alpha / 2))

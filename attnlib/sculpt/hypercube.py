@@ -12,12 +12,14 @@ import itertools
 
 import numpy as np
 
-from .._validation import as_float_array, check_boolean, check_positive_int, check_rng, check_sequences
+from .._arguments import arguments
+from .._validation import check_sequences
 from ._common import check_matrix, gap_features
 
 _MAX_ENUMERATED_D = 16
 
 
+@arguments(d="size")
 def all_tokens(d: int) -> np.ndarray:
     """Every point of the hypercube {-1, +1}^d, one per row.
 
@@ -36,12 +38,12 @@ def all_tokens(d: int) -> np.ndarray:
     >>> all_tokens(3).shape
     (8, 3)
     """
-    d = check_positive_int("d", d)
     if d > _MAX_ENUMERATED_D:
         raise ValueError(f"all_tokens enumerates 2^d points; d must be at most {_MAX_ENUMERATED_D}, received {d}")
     return np.array(list(itertools.product([-1.0, 1.0], repeat=d)))
 
 
+@arguments(x_a="array", x_b="array", x_c="array")
 def gap_feature(x_a, x_b, x_c) -> np.ndarray:
     """The feature ``Z = x_a (x_b - x_c)^T`` whose inner product with Theta is a logit gap.
 
@@ -67,13 +69,17 @@ def gap_feature(x_a, x_b, x_c) -> np.ndarray:
     array([[ 2.,  0.],
            [-2., -0.]])
     """
-    x_a, x_b, x_c = (as_float_array(name, v) for name, v in (("x_a", x_a), ("x_b", x_b), ("x_c", x_c)))
-    x_a, x_b, x_c = np.broadcast_arrays(x_a, x_b, x_c)
+    try:
+        x_a, x_b, x_c = np.broadcast_arrays(x_a, x_b, x_c)
+    except ValueError:
+        raise ValueError(f"x_a, x_b and x_c must broadcast to one shape (..., d); received shapes {x_a.shape}, "
+                         f"{x_b.shape} and {x_c.shape}") from None
     if x_a.ndim == 0:
         raise ValueError("tokens must have at least one dimension (d,)")
     return gap_features(x_a, x_b, x_c)
 
 
+@arguments(X="array", Theta="array")
 def logit_gaps(X, Theta) -> np.ndarray:
     """All logit gaps ``G[N, a, b, c] = x_a^T Theta (x_b - x_c)`` of one head.
 
@@ -101,6 +107,7 @@ def logit_gaps(X, Theta) -> np.ndarray:
     return G[0] if single else G
 
 
+@arguments(d="size", samples="optsize", rng="rng")
 def gap_feature_rank(d: int, *, samples: int | None = None, rng=None) -> int:
     """The dimension of the span of all gap features ``x (y - z)^T`` with x, y, z in {-1, +1}^d.
 
@@ -122,8 +129,6 @@ def gap_feature_rank(d: int, *, samples: int | None = None, rng=None) -> int:
     >>> gap_feature_rank(3)
     9
     """
-    rng = check_rng(rng)
-    d = check_positive_int("d", d)
     if samples is None:
         if 3 * d > 18:
             raise ValueError(f"enumerating 2^(3d) triples is too many for d={d}; pass samples=...")
@@ -131,12 +136,12 @@ def gap_feature_rank(d: int, *, samples: int | None = None, rng=None) -> int:
         idx = np.array(list(itertools.product(range(len(T)), repeat=3)))
         x, y, z = T[idx[:, 0]], T[idx[:, 1]], T[idx[:, 2]]
     else:
-        samples = check_positive_int("samples", samples)
         x, y, z = (2.0 * rng.integers(0, 2, size=(samples, d)) - 1.0 for _ in range(3))
     Z = gap_feature(x, y, z).reshape(len(x), d * d)
     return int(np.linalg.matrix_rank(Z))
 
 
+@arguments(u="array")
 def fourth_moment(u) -> float:
     """``E[(u^T x)^4]`` for x uniform on the hypercube, by enumerating all 2^d points.
 
@@ -158,13 +163,13 @@ def fourth_moment(u) -> float:
     >>> fourth_moment([1.0, 0.0, 0.0, 0.0]), fourth_moment([0.5, 0.5, 0.5, 0.5])
     (1.0, 2.5)
     """
-    u = as_float_array("u", u)
-    if u.ndim != 1:
-        raise ValueError(f"u must be a vector of shape (d,); received shape {u.shape}")
+    if u.ndim != 1 or u.size == 0:
+        raise ValueError(f"u must be a vector of shape (d,), d >= 1; received shape {u.shape}")
     T = all_tokens(u.shape[0])
     return float(np.mean((T @ u) ** 4))
 
 
+@arguments(X="cube")
 def constant_sequences(X) -> np.ndarray:
     """Which sequences have all their tokens equal.
 
@@ -187,5 +192,4 @@ def constant_sequences(X) -> np.ndarray:
     array([ True, False])
     """
     X3, _ = check_sequences(X)
-    check_boolean("X", X3)
     return np.all(X3 == X3[:, :1], axis=(1, 2))

@@ -13,17 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._arguments import arguments, interval, structure
 from .._deprecated import renamed
-from .._validation import (
-    as_float_array,
-    check_flag,
-    check_positive_float,
-    check_positive_int,
-    check_rng,
-    wrap_fields,
-)
+from .._validation import check_positive_float, wrap_fields
 from ..heads import Heads
-from ._common import check_heads, check_m
 
 # Default thresholds of the conditions (the book's choices, see measure_conditions).
 MAX_SUM_W_CONDITION = 10.0
@@ -33,6 +26,7 @@ MIN_SEPARATION = 0.2
 MAX_GRAM_CONDITION = 1e6
 
 
+@arguments(Theta="array")
 def min_norm_point(Theta) -> tuple[np.ndarray, np.ndarray]:
     """The point of smallest Frobenius norm on the affine hull of Theta_1, ..., Theta_m.
 
@@ -62,11 +56,10 @@ def min_norm_point(Theta) -> tuple[np.ndarray, np.ndarray]:
     (array([[0.5, 0. ],
            [0. , 0.5]]), array([0.5, 0.5]))
     """
-    Theta = as_float_array("Theta", Theta)
     if Theta.ndim == 2:
         Theta = Theta[None]
-    if Theta.ndim != 3 or Theta.shape[1] != Theta.shape[2]:
-        raise ValueError(f"Theta must have shape (m, d, d); received shape {Theta.shape}")
+    if Theta.ndim != 3 or Theta.shape[1] != Theta.shape[2] or 0 in Theta.shape:
+        raise ValueError(f"Theta must have shape (m, d, d) with m, d >= 1; received shape {Theta.shape}")
     m = Theta.shape[0]
     G = np.einsum("ipq,jpq->ij", Theta, Theta)  # Gram matrix (m, m)
     lam = np.linalg.lstsq(G, np.ones(m), rcond=None)[0]
@@ -76,6 +69,8 @@ def min_norm_point(Theta) -> tuple[np.ndarray, np.ndarray]:
     return np.einsum("i,ipq->pq", lam, Theta), lam
 
 
+@arguments(sum_W_condition="score", theta_norms="array", min_norm_ratio="score", weights="array",
+           separation="score", gram_condition="score", failures=structure("a tuple of str"))
 @dataclass(frozen=True, eq=False)
 class Conditions:
     """The non-degeneracy conditions of the book's reconstruction, measured on a layer.
@@ -124,6 +119,8 @@ class Conditions:
         ])
 
 
+@arguments(heads="heads", max_sum_W_condition="tol", norm_window=structure("a pair (low, high)"),
+           min_norm_ratio="tol", min_separation="tol", max_gram_condition="tol")
 def measure_conditions(
     heads: Heads,
     *,
@@ -167,15 +164,11 @@ def measure_conditions(
     >>> measure_conditions(planted_instance(2, 4, rng=0)).ok
     True
     """
-    heads = check_heads(heads)
     if not isinstance(norm_window, (tuple, list)) or len(norm_window) != 2:
         raise ValueError(f"norm_window must be a pair (low, high) of positive numbers; received {norm_window!r}")
     lo, hi = (check_positive_float("norm_window", v) for v in norm_window)
     if lo >= hi:
         raise ValueError(f"norm_window must be a pair (low, high) with low < high; received {norm_window!r}")
-    for name, value in (("max_sum_W_condition", max_sum_W_condition), ("min_norm_ratio", min_norm_ratio),
-                        ("min_separation", min_separation), ("max_gram_condition", max_gram_condition)):
-        check_positive_float(name, value)
     S = heads.W.sum(axis=0)
     sum_cond = float(np.linalg.cond(S))
     norms = np.linalg.norm(heads.Theta, axis=(1, 2))
@@ -205,6 +198,7 @@ def measure_conditions(
 check_conditions = renamed("check_conditions", measure_conditions)
 
 
+@arguments(m="size", d="size", scale="tol", shared=interval(0.0, 1.0, high_open=True), check="flag", rng="rng")
 def planted_instance(m: int, d: int, *, scale: float = 4.0, shared: float = 0.6, check: bool = True,
                      rng=None) -> Heads:
     """Heads with a shared attention component, built to satisfy the reconstruction's conditions.
@@ -247,14 +241,6 @@ def planted_instance(m: int, d: int, *, scale: float = 4.0, shared: float = 0.6,
     >>> heads, np.linalg.norm(heads.Theta, axis=(1, 2)).round(3)
     (Heads(m=2, d=4), array([4., 4.]))
     """
-    m = check_m(m)
-    d = check_positive_int("d", d)
-    scale = check_positive_float("scale", scale)
-    check = check_flag("check", check)
-    rng = check_rng(rng)
-    shared = float(shared)
-    if not 0.0 <= shared < 1.0:
-        raise ValueError(f"shared must be in [0, 1) (at 1 all heads coincide); received {shared}")
     if m + 1 > d * d:
         raise ValueError(f"need m + 1 <= d^2 orthonormal directions; received m={m}, d={d}")
     Q, _ = np.linalg.qr(rng.standard_normal((d * d, m + 1)))  # orthonormal columns

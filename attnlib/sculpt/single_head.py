@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from .._arguments import arguments
 from .._linalg import lstsq
 from ..heads import Heads
 from ._common import SculptError, check_data, gap_features
@@ -21,6 +22,7 @@ from ._common import SculptError, check_data, gap_features
 _ILL_CONDITIONED = 1e8
 
 
+@arguments(X="array", Y="array")
 def learn_single_head(X, Y) -> Heads:
     """Recover one softmax head (Theta, W) exactly from examples (X, F(X)).
 

@@ -16,12 +16,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_float_array, check_positive_float, check_positive_int, check_rng
-from ._common import SculptError, check_data, check_m, check_matrix, distinct_from, gap_features, gather_tokens
+from .._arguments import arguments, choice, instance
+from ._common import (
+    SculptError,
+    check_data,
+    check_m,
+    check_matrix,
+    check_proxy,
+    distinct_from,
+    gap_features,
+    gather_tokens,
+)
 from .body import Body, support
-from .proxy import proxy_margins
+from .proxy import Sculpted, proxy_margins
+
+SPAN_METHODS = ("face", "spectral", "random")
 
 
+@arguments(basis="array", points="array", method="text")
 @dataclass(frozen=True, eq=False)
 class Span:
     """An estimate of the span of the Theta_i.
@@ -33,15 +45,32 @@ class Span:
     points : ndarray of shape (k, d, d)
         The extreme points of the face it was computed from (empty for other methods).
     method : str
+        How it was found: one of :data:`SPAN_METHODS`, or a name of the caller's.
     """
 
     basis: np.ndarray
     points: np.ndarray
     method: str
 
+    def __post_init__(self):
+        B, P = self.basis, self.points
+        if B.ndim != 3 or B.shape[0] == 0 or B.shape[1] != B.shape[2] or B.shape[1] == 0:
+            raise ValueError(f"basis must have shape (m, d, d) with m, d >= 1; received shape {B.shape}")
+        if P.ndim != 3 or P.shape[1:] != B.shape[1:]:
+            raise ValueError(f"points must have shape (k, {B.shape[1]}, {B.shape[1]}) like the basis; "
+                             f"received shape {P.shape}")
+
+    @property
+    def dim(self) -> int:
+        """The number of directions (m)."""
+        return self.basis.shape[0]
+
+    @arguments(Theta="array")
     def project(self, Theta) -> np.ndarray:
         """Orthogonal projection of Theta (shape (..., d, d)) onto the span."""
-        Theta = as_float_array("Theta", Theta)
+        d = self.basis.shape[1]
+        if Theta.ndim < 2 or Theta.shape[-2:] != (d, d):
+            raise ValueError(f"Theta must have shape (..., {d}, {d}); received shape {Theta.shape}")
         coef = np.einsum("...pq,jpq->...j", Theta, self.basis)
         return np.einsum("...j,jpq->...pq", coef, self.basis)
 
@@ -64,6 +93,8 @@ def _basis(proxy: np.ndarray, directions: np.ndarray) -> np.ndarray:
     return Q.T.reshape(-1, d, d)
 
 
+@arguments(body=instance(Body, where="sculpt_body"), proxy="array", m="size", eps="tol", directions="optsize",
+           bound="opttol", rng="rng")
 def face_span(body: Body, proxy, m: int, *, eps: float = 0.2, directions: int | None = None,
               bound: float | None = None, rng=None) -> Span:
     """Phase 4: principal directions of the face of the body that is closest to the origin.
@@ -104,14 +135,10 @@ def face_span(body: Body, proxy, m: int, *, eps: float = 0.2, directions: int | 
     >>> face_span(body, min_norm_proxy(body), 2, rng=2).basis.shape
     (2, 4, 4)
     """
-    if not isinstance(body, Body):
-        raise TypeError(f"body must be a Body (from sculpt_body); received {type(body).__name__}")
     d = body.d
     m = check_m(m, d)
-    P = check_matrix("proxy", proxy, d)
-    eps = check_positive_float("eps", eps)
-    k = 32 * m if directions is None else check_positive_int("directions", directions)
-    rng = check_rng(rng)
+    P = check_proxy(proxy, d)
+    k = 32 * m if directions is None else directions
     norm = float(np.linalg.norm(P))
     box = bound if bound is not None else (body.bound if body.bound is not None else 2.0 * norm)
     boxed = body.with_bound(box)
@@ -130,6 +157,7 @@ def face_span(body: Body, proxy, m: int, *, eps: float = 0.2, directions: int | 
     return Span(_basis(P, dirs), points, "face")
 
 
+@arguments(X="cube", Y="array", sum_W="array", proxy="array", m="size", quantile="fraction")
 def spectral_span(X, Y, sum_W, proxy, m: int, *, quantile: float = 0.3) -> Span:
     """Phase 4, second method: directions of excess variance where the heads disagree.
 
@@ -169,11 +197,8 @@ def spectral_span(X, Y, sum_W, proxy, m: int, *, quantile: float = 0.3) -> Span:
     X, Y = check_data(X, Y)
     N, n, d = X.shape
     m = check_m(m, d)
-    quantile = check_positive_float("quantile", quantile)
-    if quantile > 1:
-        raise ValueError(f"quantile must be in (0, 1]; received {quantile}")
     S = check_matrix("sum_W", sum_W, d)
-    P = check_matrix("proxy", proxy, d)
+    P = check_proxy(proxy, d)
     Pu = P.ravel() / np.linalg.norm(P)
     if m == 1:
         return Span(_basis(P, np.zeros((0, d * d))), np.zeros((0, d, d)), "spectral")
@@ -189,13 +214,19 @@ def spectral_span(X, Y, sum_W, proxy, m: int, *, quantile: float = 0.3) -> Span:
     Z = gap_features(X[e, a], xb[e, a], X[e, c]).reshape(len(e), d * d)
     Z -= np.outer(Z @ Pu, Pu)
     w = res2[e, a]
+    if not w.sum() > 0:
+        raise SculptError("phase 4", "every label in the slice equals its atom x_b^T S: the heads never disagree "
+                                     "there, so no direction has excess variance")
     M = (Z * w[:, None]).T @ Z / w.sum() - Z.T @ Z / len(Z)
     vals, vecs = np.linalg.eigh(M)
     return Span(_basis(P, vecs[:, ::-1][:, : m - 1].T), np.zeros((0, d, d)), "spectral")
 
 
+@arguments(proxy="array", m="size", rng="rng")
 def random_span(proxy, m: int, *, rng=None) -> Span:
     """The baseline for phase 4: the proxy's direction plus m - 1 random directions.
+
+    A ``proxy`` of zero has no direction and is refused.
 
     Examples
     --------
@@ -203,14 +234,40 @@ def random_span(proxy, m: int, *, rng=None) -> Span:
     >>> random_span(np.eye(3), 2, rng=0).basis.shape
     (2, 3, 3)
     """
-    P = check_matrix("proxy", proxy)
+    P = check_proxy(proxy)
     d = P.shape[0]
     m = check_m(m, d)
-    rng = check_rng(rng)
     return Span(_basis(P, rng.standard_normal((m - 1, d * d))), np.zeros((0, d, d)), "random")
 
 
-def span_alignment(span: Span, Theta) -> dict:
+@arguments(heads="array", offsets="array")
+@dataclass(frozen=True, eq=False)
+class SpanAlignment:
+    """How well a span estimate captures planted heads (:func:`span_alignment`), one entry per head.
+
+    Attributes
+    ----------
+    heads : ndarray of shape (m,)
+        ``||proj Theta_i|| / ||Theta_i||``.
+    offsets : ndarray of shape (m,)
+        The same for ``Theta_i - Theta*`` with the proxy direction removed, the part
+        phase 4 has to find (a random direction scores about ``sqrt((m - 1) / (d^2 - 1))``).
+    """
+
+    heads: np.ndarray
+    offsets: np.ndarray
+
+    @property
+    def mean_offset(self) -> float:
+        """The mean of ``offsets``: 1 when the offsets are captured exactly."""
+        return float(np.mean(self.offsets))
+
+    def __repr__(self) -> str:
+        return f"SpanAlignment(heads={np.round(self.heads, 3).tolist()}, offsets={np.round(self.offsets, 3).tolist()})"
+
+
+@arguments(span=instance(Span, where="face_span, spectral_span or random_span"), Theta="array")
+def span_alignment(span: Span, Theta) -> SpanAlignment:
     """How well a span estimate captures the planted heads.
 
     Parameters
@@ -221,15 +278,25 @@ def span_alignment(span: Span, Theta) -> dict:
 
     Returns
     -------
-    dict
-        ``"heads"``: for each head, ``||proj Theta_i|| / ||Theta_i||``;
-        ``"offsets"``: the same for ``Theta_i - Theta*`` with the proxy direction
-        removed, the part phase 4 has to find (a random direction scores about
-        ``sqrt((m - 1) / (d^2 - 1))``).
+    SpanAlignment
+
+    Examples
+    --------
+    >>> from attnlib.sculpt import planted_instance, random_span, span_alignment
+    >>> from attnlib.sculpt.instances import min_norm_point
+    >>> heads = planted_instance(2, 3, rng=0)
+    >>> span = random_span(min_norm_point(heads.Theta)[0], 2, rng=1)
+    >>> span_alignment(span, heads.Theta).offsets.shape
+    (2,)
     """
-    Theta = as_float_array("Theta", Theta)
     from .instances import min_norm_point
 
+    d = span.basis.shape[1]
+    if Theta.ndim != 3 or Theta.shape[1:] != (d, d):
+        raise ValueError(f"Theta must have shape (m, {d}, {d}) like the span; received shape {Theta.shape}")
+    norms = np.linalg.norm(Theta, axis=(1, 2))
+    if not np.all(norms > 0):
+        raise ValueError(f"Theta must hold nonzero attention matrices; Theta[{int(np.argmin(norms))}] is zero")
     star, _ = min_norm_point(Theta)
     heads = [float(np.linalg.norm(span.project(T)) / np.linalg.norm(T)) for T in Theta]
     P = span.basis[0]
@@ -239,4 +306,45 @@ def span_alignment(span: Span, Theta) -> dict:
         D = D - np.sum(D * P) * P
         nd = np.linalg.norm(D)
         offsets.append(float(np.linalg.norm(span.project(D)) / nd) if nd > 0 else 1.0)
-    return {"heads": np.array(heads), "offsets": np.array(offsets)}
+    return SpanAlignment(np.array(heads), np.array(offsets))
+
+
+@arguments(X="cube", Y="array", sculpted=instance(Sculpted, where="sculpt_rounds or carve"), m="size",
+           method=choice(*SPAN_METHODS), rng="rng")
+def find_span(X, Y, sculpted: Sculpted, m: int, *, method: str = "face", rng=None) -> Span:
+    """Phase 4 by any of its methods, from what phases 2-3 carved: :func:`face_span`, :func:`spectral_span` or
+    :func:`random_span`.
+
+    Parameters
+    ----------
+    X, Y : array_like of shape (N, n, d)
+        The examples (read by the spectral method only).
+    sculpted : Sculpted
+        Phases 2-3: the body, its proxy and the refined ``sum_i W_i``.
+    m : int
+    method : {"face", "spectral", "random"}, default "face"
+    rng : int, numpy.random.Generator or None
+        The random directions of the face and random methods.
+
+    Returns
+    -------
+    Span
+
+    Examples
+    --------
+    >>> from attnlib.sculpt import carve, find_span, planted_instance
+    >>> teacher = planted_instance(2, 4, rng=0)
+    >>> X = boolean_inputs(3000, 3, 4, rng=1)
+    >>> Y = attention(X, teacher)
+    >>> find_span(X, Y, carve(X, Y).sculpted, 2, method="spectral", rng=2)
+    Span(m=2, d=4, method='spectral')
+    """
+    return _SPANS[method](X, Y, sculpted, m, rng)
+
+
+#: phase 4's methods, each called with (X, Y, sculpted, m, rng)
+_SPANS = {
+    "face": lambda X, Y, s, m, rng: face_span(s.body, s.proxy, m, rng=rng),
+    "spectral": lambda X, Y, s, m, rng: spectral_span(X, Y, s.sum_W, s.proxy, m),
+    "random": lambda X, Y, s, m, rng: random_span(s.proxy, m, rng=rng),
+}

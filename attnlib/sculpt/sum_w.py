@@ -5,14 +5,113 @@ Phase 3 refines these estimates on a slice of the body (:mod:`attnlib.sculpt.pro
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from .._arguments import arguments, choice, instance, structure
 from .._linalg import lstsq
-from .._validation import check_positive_float, check_positive_int
-from ._common import SculptError, check_data, check_matrix, gather_tokens, singular_values
+from .._validation import as_float_array
+from ._common import (
+    SculptError,
+    atom_distances,
+    check_data,
+    check_finite,
+    check_matrix,
+    check_nonzero_labels,
+    gather_tokens,
+    score_of,
+    spanning_prefix,
+)
 from .hypercube import constant_sequences
 
+#: phase 1's estimates of sum_i W_i, by name
+ESTIMATES = ("crude", "trimmed", "constant")
 
+
+@arguments(crude="array", trimmed="array", constant="optarray")
+@dataclass(frozen=True, eq=False)
+class SumWCandidates:
+    """Phase 1's estimates of ``sum_i W_i``, each of shape (d, d).
+
+    Attributes
+    ----------
+    crude : ndarray
+        :func:`crude_sum_W`.
+    trimmed : ndarray
+        :func:`trimmed_sum_W` from the crude estimate, anchored on the constant sequences.
+    constant : ndarray or None
+        :func:`constant_sum_W`; None when the constant sequences do not span R^d.
+    """
+
+    crude: np.ndarray
+    trimmed: np.ndarray
+    constant: np.ndarray | None = None
+
+    def __post_init__(self):
+        shapes = [S.shape for S in (self.crude, self.trimmed, self.constant) if S is not None]
+        if len(set(shapes)) != 1 or len(shapes[0]) != 2 or shapes[0][0] != shapes[0][1]:
+            raise ValueError(f"crude, trimmed and constant must be (d, d) matrices of one shape; received shapes "
+                             f"{shapes}")
+
+    @arguments(name=choice(*ESTIMATES))
+    def get(self, name: str) -> np.ndarray | None:
+        """The estimate called ``name`` (one of :data:`ESTIMATES`)."""
+        return getattr(self, name)
+
+    def __repr__(self) -> str:
+        have = [name for name in ESTIMATES if getattr(self, name) is not None]
+        return f"SumWCandidates({', '.join(have)}; d={self.crude.shape[-1]})"
+
+
+@arguments(crude="score", trimmed="score", constant="optscore")
+@dataclass(frozen=True)
+class AtomScores:
+    """The ranking score of each phase-1 estimate: :func:`atom_score` at q = 0.05 plus at q = 0.2 (lower is better).
+
+    ``inf`` for an estimate that maps most tokens to zero; ``constant`` is None without that estimate.
+    """
+
+    crude: float
+    trimmed: float
+    constant: float | None = None
+
+    @arguments(name=choice(*ESTIMATES))
+    def get(self, name: str) -> float | None:
+        """The score of the estimate called ``name`` (one of :data:`ESTIMATES`)."""
+        return getattr(self, name)
+
+
+@arguments(estimate="array", chosen=choice(*ESTIMATES), candidates=instance(SumWCandidates),
+           scores=instance(AtomScores))
+@dataclass(frozen=True, eq=False)
+class SumWEstimate:
+    """Phase 1 (:func:`estimate_sum_W`): the chosen estimate of ``sum_i W_i`` and the ones it beat.
+
+    Attributes
+    ----------
+    estimate : ndarray of shape (d, d)
+        The candidate with the lowest score.
+    chosen : {"crude", "trimmed", "constant"}
+        Its name.
+    candidates : SumWCandidates
+    scores : AtomScores
+    """
+
+    estimate: np.ndarray
+    chosen: str
+    candidates: SumWCandidates
+    scores: AtomScores
+
+    def __post_init__(self):
+        if self.candidates.get(self.chosen) is None:
+            raise ValueError(f"chosen is {self.chosen!r}, but the candidates have no such estimate")
+
+    def __repr__(self) -> str:
+        return f"SumWEstimate(chosen={self.chosen!r}, score={self.scores.get(self.chosen):.3g})"
+
+
+@arguments(X="cube", Y="array")
 def crude_sum_W(X, Y) -> np.ndarray:
     """The correlation estimate ``mean_N X^T F(X)`` of ``sum_i W_i``.
 
@@ -44,6 +143,7 @@ def crude_sum_W(X, Y) -> np.ndarray:
     return np.einsum("Nap,Naq->pq", X, Y) / X.shape[0]
 
 
+@arguments(X="cube", Y="array")
 def constant_sum_W(X, Y) -> np.ndarray:
     """The exact value of ``sum_i W_i`` read off the sequences whose tokens are all equal.
 
@@ -85,24 +185,7 @@ def constant_sum_W(X, Y) -> np.ndarray:
     return lstsq(tokens, labels).x
 
 
-def spanning_prefix(tokens: np.ndarray, order: np.ndarray, count: int, *, phase: str) -> np.ndarray:
-    """The first ``count`` or more rows of ``order`` whose tokens span R^d with condition number <= 30.
-
-    A regression on tokens that do not span R^d leaves part of S undetermined,
-    so the slice grows (by half each time) until they do.
-    """
-    d = tokens.shape[-1]
-    count = min(max(count, d), len(order))
-    while True:
-        rows = order[:count]
-        sv = singular_values(tokens[rows])
-        if len(sv) == d and sv[-1] >= sv[0] / 30.0:
-            return rows
-        if count == len(order):
-            raise SculptError(phase, f"the tokens of all {len(order)} candidate rows do not span R^{d}")
-        count = min(len(order), count + max(count // 2, d))
-
-
+@arguments(X="cube", Y="array", sum_W="array")
 def atom_residuals(X, Y, sum_W) -> tuple[np.ndarray, np.ndarray]:
     """For every row, the nearest atom ``x_b^T S`` and its distance.
 
@@ -115,10 +198,10 @@ def atom_residuals(X, Y, sum_W) -> tuple[np.ndarray, np.ndarray]:
     """
     X, Y = check_data(X, Y)
     S = check_matrix("sum_W", sum_W, X.shape[-1])
-    R = np.linalg.norm(Y[:, :, None, :] - (X @ S)[:, None, :, :], axis=-1)  # (N, a, b)
-    return R.argmin(axis=-1), R.min(axis=-1)
+    return atom_distances(X, Y, S)
 
 
+@arguments(X="cube", Y="array", sum_W="array", q="fraction")
 def atom_score(X, Y, sum_W, *, q: float = 0.05) -> float:
     """How close the nearest rows come to atoms ``x_b^T S``: a data-only score of an estimate S.
 
@@ -142,22 +225,14 @@ def atom_score(X, Y, sum_W, *, q: float = 0.05) -> float:
     """
     X, Y = check_data(X, Y)
     S = check_matrix("sum_W", sum_W, X.shape[-1])
-    q = check_positive_float("q", q)
-    if q > 1:
-        raise ValueError(f"q must be a quantile in (0, 1]; received {q}")
-    score = _atom_score(X, Y, S, q)
+    score = score_of(X, Y, S, q)
     if not np.isfinite(score):
         raise ValueError("sum_W maps most tokens to zero (median atom norm 0), so the atom score is undefined")
     return score
 
 
-def _atom_score(X: np.ndarray, Y: np.ndarray, S: np.ndarray, q: float = 0.05) -> float:
-    """:func:`atom_score` on checked arrays; inf (the worst score) when the median atom norm is 0."""
-    b, r = atom_residuals(X, Y, S)
-    scale = float(np.median(np.linalg.norm(X @ S, axis=-1)))
-    return float(np.quantile(r, q) / scale) if scale > 0 else float("inf")
-
-
+@arguments(X="cube", Y="array", init="array", keep="fraction", iterations="size",
+           anchors=structure("a pair (tokens, labels) of arrays of shape (k, d)"))
 def trimmed_sum_W(X, Y, init, *, keep: float = 0.2, iterations: int = 30, anchors=None) -> np.ndarray:
     """Robust estimate of ``sum_i W_i`` from the rows that look like atoms (trimmed regression).
 
@@ -197,18 +272,14 @@ def trimmed_sum_W(X, Y, init, *, keep: float = 0.2, iterations: int = 30, anchor
     """
     X, Y = check_data(X, Y)
     S = check_matrix("init", init, X.shape[-1])
-    keep = check_positive_float("keep", keep)
-    if keep > 1:
-        raise ValueError(f"keep must be in (0, 1]; received {keep}")
-    iterations = check_positive_int("iterations", iterations)
     d = X.shape[-1]
-    T, L = (np.zeros((0, d)), np.zeros((0, d))) if anchors is None else (np.asarray(a, dtype=float) for a in anchors)
+    T, L = _check_anchors(anchors, d)
     if len(T):
         S = S + lstsq(T, L - T @ S, min_norm=True).x  # nearest start that fits the anchors
     weight = 1e3
     N, n, _ = X.shape
     for _ in range(iterations):
-        b, r = atom_residuals(X, Y, S)
+        b, r = atom_distances(X, Y, S)
         tokens = gather_tokens(X, b).reshape(N * n, d)
         rows = spanning_prefix(tokens, np.argsort(r.ravel()), int(np.ceil(keep * N * n)), phase="phase 1")
         A = np.vstack([tokens[rows], weight * T])
@@ -217,10 +288,31 @@ def trimmed_sum_W(X, Y, init, *, keep: float = 0.2, iterations: int = 30, anchor
         if np.allclose(new, S, rtol=1e-12, atol=1e-14):
             break
         S = new
-    return S
+    return check_finite("the trimmed estimate of sum_i W_i", S, "Y")
 
 
-def estimate_sum_W(X, Y) -> tuple[np.ndarray, dict]:
+def _check_anchors(anchors, d: int) -> tuple[np.ndarray, np.ndarray]:
+    if anchors is None:
+        return np.zeros((0, d)), np.zeros((0, d))
+    if not isinstance(anchors, (tuple, list)) or len(anchors) != 2:
+        raise TypeError(f"anchors must be a pair (tokens, labels) of arrays of shape (k, {d}); "
+                        f"received {type(anchors).__name__}")
+    T, L = (_rows(name, a, d) for name, a in (("anchors[0]", anchors[0]), ("anchors[1]", anchors[1])))
+    if T.shape != L.shape:
+        raise ValueError(f"anchors must pair as many tokens as labels; received shapes {T.shape} and {L.shape}")
+    return T, L
+
+
+def _rows(name: str, A, d: int) -> np.ndarray:
+    """A finite array of shape (k, d)."""
+    A = as_float_array(name, A)
+    if A.ndim != 2 or A.shape[1] != d:
+        raise ValueError(f"{name} must have shape (k, {d}); received shape {A.shape}")
+    return A
+
+
+@arguments(X="cube", Y="array")
+def estimate_sum_W(X, Y) -> SumWEstimate:
     """Phase 1: the best data-only estimate of ``sum_i W_i`` among the crude, trimmed and exact ones.
 
     The trimmed regression starts from the crude estimate and is anchored on
@@ -234,30 +326,39 @@ def estimate_sum_W(X, Y) -> tuple[np.ndarray, dict]:
 
     Returns
     -------
-    S : ndarray of shape (d, d)
-    info : dict
-        ``"candidates"`` (name -> estimate), ``"atom_score"`` (name -> the sum
-        of :func:`atom_score` at q = 0.05 and q = 0.2) and ``"chosen"``: the
-        candidate with the lowest score.
+    SumWEstimate
+        ``estimate`` (the chosen one), ``chosen`` (its name), ``candidates``
+        (every estimate) and ``scores``: the sum of :func:`atom_score` at
+        q = 0.05 and q = 0.2 of each; the lowest is chosen, the exact one on a tie.
+
+    Raises
+    ------
+    ValueError
+        If Y is all zero: every estimate is then 0 and no score is defined.
 
     Examples
     --------
     >>> from attnlib.sculpt import estimate_sum_W, planted_instance
     >>> heads = planted_instance(2, 4, rng=0)
     >>> X = boolean_inputs(4000, 3, 4, rng=1)
-    >>> S, info = estimate_sum_W(X, attention(X, heads))
-    >>> sorted(info["candidates"]), bool(np.allclose(S, heads.W.sum(0)))
-    (['constant', 'crude', 'trimmed'], True)
+    >>> phase1 = estimate_sum_W(X, attention(X, heads))
+    >>> phase1.candidates
+    SumWCandidates(crude, trimmed, constant; d=4)
+    >>> bool(np.allclose(phase1.estimate, heads.W.sum(0)))
+    True
     """
     X, Y = check_data(X, Y)
-    crude = crude_sum_W(X, Y)
+    check_nonzero_labels("Y", Y)
+    crude = check_finite("the crude estimate of sum_i W_i", np.einsum("Nap,Naq->pq", X, Y) / X.shape[0], "Y")
     same = constant_sequences(X)
     anchors = (X[same, 0], Y[same, 0]) if same.any() else None
-    candidates = {"crude": crude, "trimmed": trimmed_sum_W(X, Y, crude, anchors=anchors)}
     try:
-        candidates["constant"] = constant_sum_W(X, Y)
+        constant = constant_sum_W(X, Y)
     except SculptError:
-        pass
-    scores = {name: _atom_score(X, Y, S) + _atom_score(X, Y, S, q=0.2) for name, S in candidates.items()}
-    chosen = min(scores, key=lambda name: (scores[name], name != "constant"))
-    return candidates[chosen], {"candidates": candidates, "atom_score": scores, "chosen": chosen}
+        constant = None
+    candidates = SumWCandidates(crude, trimmed_sum_W(X, Y, crude, anchors=anchors), constant)
+    scores = AtomScores(*(None if S is None else score_of(X, Y, S) + score_of(X, Y, S, q=0.2)
+                          for S in (candidates.crude, candidates.trimmed, candidates.constant)))
+    chosen = min((name for name in ESTIMATES if scores.get(name) is not None),
+                 key=lambda name: (scores.get(name), name != "constant"))
+    return SumWEstimate(candidates.get(chosen), chosen, candidates, scores)

@@ -3,7 +3,13 @@
 Each submodule builds inputs for a task that an attention layer can solve, the
 heads that solve it, and the targets those heads produce, so that a learner's
 output can be checked against the truth. Submodules are imported on first use
-(``attnlib.tasks.associative_memory`` works after ``import attnlib.tasks``).
+(``attnlib.tasks.associative_memory`` works after ``import attnlib.tasks``):
+
+* ``associative_memory`` -- lookup tables of key-value pairs and the head that reads them
+* ``dfa`` -- automata, their encoding as key/value tokens, the lookup head and the driver
+* ``automata`` -- data sets of DFA steps, learning the step, evaluation (re-exports ``dfa``)
+* ``programs`` -- Lookup, Copy and If-Then as explicit heads: autoregressive attention programs
+* ``turing`` -- a Turing machine compiled from those programs (re-exports ``programs``)
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from .._deprecated import moved_names
 
 _SUBMODULES = (
     "associative_memory",
-    "automata", "turing",
+    "automata", "dfa", "programs", "turing",
 )
 
 __getattr__ = moved_names(__name__, {}, _SUBMODULES)

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._arguments import arguments, choice, interval
 from .._deprecated import moved_names
-from .._validation import check_flag, check_positive_int, check_rng
 from ..attention import attention
 from ..heads import Heads
 
@@ -42,6 +42,7 @@ __getattr__ = moved_names(__name__, {"Sweep": "attnlib.rkhs.experiments",
                                       "identifiability_sweep": "attnlib.rkhs.experiments"})
 
 
+@arguments(m="size")
 def memory_heads(m: int) -> Heads:
     """The one-head linear attention layer that performs the lookup, for m pairs (d = 2m).
 
@@ -52,7 +53,6 @@ def memory_heads(m: int) -> Heads:
     >>> heads, heads.Theta[0].diagonal(), heads.W[0].diagonal()
     (Heads(m=1, d=4), array([1., 1., 0., 0.]), array([0., 0., 1., 1.]))
     """
-    m = check_positive_int("m", m)
     Theta = np.zeros((2 * m, 2 * m))
     W = np.zeros((2 * m, 2 * m))
     Theta[:m, :m] = np.eye(m)  # the logit of the query on token t is <q, k_t>
@@ -60,6 +60,7 @@ def memory_heads(m: int) -> Heads:
     return Heads(Theta, W)
 
 
+@arguments(X="array", Y="array", heads="heads", query="intarray", orthogonal="mask")
 @dataclass(frozen=True, eq=False)
 class Memories:
     """A batch of lookup tables with their answers.
@@ -84,6 +85,14 @@ class Memories:
     query: np.ndarray
     orthogonal: np.ndarray
 
+    def __post_init__(self):
+        N = len(self.X)
+        if self.X.ndim != 3 or self.Y.shape != (N, self.X.shape[-1]) or self.query.shape != (N,) \
+                or self.orthogonal.shape != (N,) or self.heads.d != self.X.shape[-1]:
+            raise ValueError(f"X must have shape (N, m + 1, 2m), Y (N, 2m), query and orthogonal (N,), heads of that "
+                             f"d; received shapes {self.X.shape}, {self.Y.shape}, {self.query.shape}, "
+                             f"{self.orthogonal.shape} and {self.heads!r}")
+
     def __repr__(self) -> str:
         N, n, d = self.X.shape
         return f"Memories(N={N}, m={d // 2}, orthogonal_share={self.orthogonal.mean():.3g})"
@@ -100,6 +109,8 @@ def _qr_orthogonal(N: int, m: int, rng) -> np.ndarray:
     return np.linalg.qr(rng.standard_normal((N, m, m)))[0]
 
 
+@arguments(N="size", m="size", orthogonal_share=interval(0.0, 1.0), unit_norm="flag", rng="rng",
+           orthogonal_draw=choice("haar", "qr"))
 def sample_memories(N: int, m: int, *, orthogonal_share: float = 0.0, unit_norm: bool = True,
                     rng=None, orthogonal_draw: str = "haar") -> Memories:
     """Draw N lookup tables of m pairs, a share of them from the orthogonal source.
@@ -134,14 +145,7 @@ def sample_memories(N: int, m: int, *, orthogonal_share: float = 0.0, unit_norm:
     >>> data, data.X.shape, data.Y.shape
     (Memories(N=100, m=2, orthogonal_share=0.5), (100, 3, 4), (100, 4))
     """
-    N, m = check_positive_int("N", N), check_positive_int("m", m)
-    unit_norm = check_flag("unit_norm", unit_norm)
-    rng = check_rng(rng)
-    share = float(orthogonal_share)
-    if not 0.0 <= share <= 1.0:
-        raise ValueError(f"orthogonal_share must lie in [0, 1]; received {orthogonal_share}")
-    if orthogonal_draw not in ("haar", "qr"):
-        raise ValueError(f"orthogonal_draw must be 'haar' or 'qr'; received {orthogonal_draw!r}")
+    share = orthogonal_share
     draw = _haar_orthogonal if orthogonal_draw == "haar" else _qr_orthogonal
     orthogonal = np.zeros(N, dtype=bool)
     orthogonal[rng.permutation(N)[: int(round(share * N))]] = True

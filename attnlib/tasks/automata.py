@@ -31,13 +31,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_positive_float, check_positive_int, check_rng, wrap_fields
+from .._arguments import arguments, instance, structure
+from .._validation import wrap_fields
 from ..heads import Heads
-from ._dfa import (
+from ._checks import check_dfas, check_states, check_words
+from .dfa import (
     DFA,
     DFARun,
-    _check_dfas,
-    _check_words,
     decode_states,
     execute,
     lookup_heads,
@@ -73,6 +73,8 @@ __all__ = [
 # --- data for learning the step ------------------------------------------------
 
 
+@arguments(X="array", Y="array", dfas=structure("a list of DFAs of one (S, A)"), words="intarray",
+           dfa_index="intarray", step="intarray")
 @dataclass(frozen=True, eq=False)
 class TransitionData:
     """Examples of one DFA step, and the ground truth that produced them.
@@ -101,11 +103,21 @@ class TransitionData:
     dfa_index: np.ndarray
     step: np.ndarray
 
+    def __post_init__(self):
+        dfas = check_dfas(self.dfas)
+        N = len(self.X)
+        if self.X.ndim != 3 or self.Y.shape != (N, self.X.shape[-1]) or self.dfa_index.shape != (N,) \
+                or self.step.shape != (N,) or self.words.ndim != 2 or len(self.words) != len(dfas):
+            raise ValueError(f"X must have shape (N, n, d), Y (N, d), dfa_index and step (N,), words (n_dfas, L); "
+                             f"received shapes {self.X.shape}, {self.Y.shape}, {self.dfa_index.shape}, "
+                             f"{self.step.shape} and {self.words.shape} for {len(dfas)} DFAs")
+
     def __repr__(self) -> str:
         N, n, d = self.X.shape
         return f"TransitionData(N={N}, n={n}, d={d}, dfas={len(self.dfas)})"
 
 
+@arguments(n_dfas="size", n_states="size", n_symbols="size", length="size", rng="rng")
 def transition_data(n_dfas: int, n_states: int, n_symbols: int, *, length: int, rng=None) -> TransitionData:
     """Examples of one step of fresh random DFAs on fresh random words.
 
@@ -130,11 +142,7 @@ def transition_data(n_dfas: int, n_states: int, n_symbols: int, *, length: int, 
     >>> data
     TransitionData(N=40, n=10, d=9, dfas=10)
     """
-    rng = check_rng(rng)
-    n_dfas = check_positive_int("n_dfas", n_dfas)
-    S = check_positive_int("n_states", n_states)
-    A = check_positive_int("n_symbols", n_symbols)
-    L = check_positive_int("length", length)
+    S, A, L = n_states, n_symbols, length
     dfa_rng, word_rng = rng.spawn(2)
     dfas = [random_dfa(S, A, rng=dfa_rng) for _ in range(n_dfas)]
     words = random_words(n_dfas, L, A, rng=word_rng)
@@ -153,6 +161,7 @@ def transition_data(n_dfas: int, n_states: int, n_symbols: int, *, length: int, 
     return TransitionData(X.reshape(n_dfas * L, n, d), Y.reshape(n_dfas * L, d), dfas, words, dfa_index, step)
 
 
+@arguments(data=instance(TransitionData, where="transition_data"))
 def learn_step(data: TransitionData):
     """Learn the step by regression (:func:`attnlib.rkhs.fit_linear_attention` on last-token targets).
 
@@ -163,13 +172,10 @@ def learn_step(data: TransitionData):
     """
     from ..rkhs import fit_linear_attention
 
-    if not isinstance(data, TransitionData):
-        raise TypeError(f"data must be a TransitionData; received {type(data).__name__}")
     return fit_linear_attention(data.X, data.Y)
 
 
-
-
+@arguments(n="size", n_states="size", n_symbols="size", exclude=structure("an iterable of DFAs"), rng="rng")
 def fresh_dfas(n: int, n_states: int, n_symbols: int, *, exclude=(), rng=None) -> list:
     """Draw n random DFAs none of whose transition tables occurs in ``exclude``.
 
@@ -187,10 +193,7 @@ def fresh_dfas(n: int, n_states: int, n_symbols: int, *, exclude=(), rng=None) -
     >>> any((t.delta == test[0].delta).all() for t in train)
     False
     """
-    n = check_positive_int("n", n)
-    S = check_positive_int("n_states", n_states)
-    A = check_positive_int("n_symbols", n_symbols)
-    rng = check_rng(rng)
+    S, A = n_states, n_symbols
     exclude = list(exclude)
     if not all(isinstance(dfa, DFA) for dfa in exclude):
         raise TypeError(f"exclude must hold DFAs; received {sorted({type(x).__name__ for x in exclude})}")
@@ -206,6 +209,7 @@ def fresh_dfas(n: int, n_states: int, n_symbols: int, *, exclude=(), rng=None) -
     return out
 
 
+@arguments(dfas=structure("a DFA or a list of DFAs of one (S, A)"), words="intarray", states="optintarray")
 def step_contexts(dfas, words, states=None) -> np.ndarray:
     """The contexts of every step of every run, zero-padded at the front to one length.
 
@@ -226,15 +230,15 @@ def step_contexts(dfas, words, states=None) -> np.ndarray:
     >>> step_contexts([random_dfa(3, 2, rng=0)], [[0, 1, 1]]).shape
     (1, 3, 9, 9)
     """
-    dfas = _check_dfas(dfas)
+    dfas = check_dfas(dfas)
     S, A = dfas[0].n_states, dfas[0].n_symbols
-    words = _check_words(words, A, two_d=True)
+    words = check_words(words, A, two_d=True)
     if words.shape[0] != len(dfas):
-        raise ValueError(f"received {len(dfas)} DFAs but {words.shape[0]} words")
+        raise ValueError(f"words must hold one word per DFA: received {len(dfas)} DFAs but {words.shape[0]} words")
     N, L = words.shape
     if states is None:
         states = np.array([dfa.run(word) for dfa, word in zip(dfas, words, strict=True)])
-    states = np.asarray(states)
+    states = check_states("states", states, S)
     if states.shape != (N, L + 1):
         raise ValueError(f"states must have shape ({N}, {L + 1}); received {states.shape}")
     T = np.stack([table_tokens(dfa) for dfa in dfas])  # (N, S*A, d)
@@ -247,6 +251,7 @@ def step_contexts(dfas, words, states=None) -> np.ndarray:
     return X
 
 
+@arguments(step_correct="mask", covered="optmask", residual="optarray")
 @dataclass(frozen=True, eq=False)
 class DFAEvaluation:
     """How a layer runs a set of automata, and where a certificate covers the inputs.
@@ -266,6 +271,11 @@ class DFAEvaluation:
     step_correct: np.ndarray
     covered: np.ndarray | None
     residual: np.ndarray | None
+
+    def __post_init__(self):
+        shapes = [a.shape for a in (self.step_correct, self.covered, self.residual) if a is not None]
+        if self.step_correct.ndim != 2 or len(set(shapes)) != 1:
+            raise ValueError(f"step_correct, covered and residual must have one shape (N, L); received {shapes}")
 
     @property
     def correct(self) -> np.ndarray:
@@ -289,6 +299,7 @@ class DFAEvaluation:
         """Share of runs covered at every step."""
         return float(self.word_covered.mean())
 
+    @arguments(covered="flag")
     def accuracy_where(self, covered: bool) -> float:
         """Share of correct runs among the covered (or the uncovered) ones; NaN if there are none."""
         mask = self.word_covered if covered else ~self.word_covered
@@ -303,6 +314,8 @@ class DFAEvaluation:
         return wrap_fields("DFAEvaluation", fields)
 
 
+@arguments(heads="heads", dfas=structure("a DFA or a list of DFAs of one (S, A)"), words="intarray",
+           certificate=structure("an attnlib.rkhs.Certificate"), tol="tol")
 def evaluate(heads: Heads, dfas, words, *, certificate=None, tol: float = 1e-6) -> DFAEvaluation:
     """Run ``heads`` on automata and words; with a certificate, say which runs it covers.
 
@@ -336,13 +349,12 @@ def evaluate(heads: Heads, dfas, words, *, certificate=None, tol: float = 1e-6) 
     >>> evaluate(lookup_heads(3, 2), dfas, random_words(4, 50, 2, rng=0)).accuracy
     1.0
     """
-    if heads is None:
-        raise TypeError("heads must be a Heads layer of dimension S*A + S (e.g. learn_step(data).heads); "
-                        "received None")
-    tol = check_positive_float("tol", tol)
-    dfas = _check_dfas(dfas)
+    if certificate is not None and not callable(getattr(certificate, "span_residual", None)):
+        raise TypeError(f"certificate must be an attnlib.rkhs.Certificate (attnlib.rkhs.certificate(data.X)); "
+                        f"received {type(certificate).__name__}")
+    dfas = check_dfas(dfas)
     run = execute(dfas, words, heads)
-    words = _check_words(words, dfas[0].n_symbols, two_d=True)
+    words = check_words(words, dfas[0].n_symbols, two_d=True)
     truth = np.array([dfa.run(word) for dfa, word in zip(dfas, words, strict=True)])
     step_correct = run.states[:, 1:] == truth[:, 1:]
     covered = residual = None

@@ -40,9 +40,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_float_array, check_nonnegative_int, check_positive_int, check_rng
+from .._arguments import arguments, instance, structure
 from ..heads import Heads
-from ._programs import Layout, Op, copy, if_then, instruction, lookup, round_token, run_program
+from .programs import Layout, Op, copy, if_then, instruction, lookup, round_token, run_program
 
 __all__ = [
     "Layout",
@@ -68,6 +68,8 @@ __all__ = [
 LEFT, RIGHT = 0, 1
 
 
+@arguments(delta=structure("a dict (q, a) -> (q_next, write, move)"), n_states="size", n_symbols="size",
+           start="index")
 @dataclass(frozen=True, eq=False)
 class TuringMachine:
     """A Turing machine on a bounded tape.
@@ -95,8 +97,7 @@ class TuringMachine:
     start: int = 0
 
     def __post_init__(self):
-        Q = check_positive_int("n_states", self.n_states)
-        A = check_positive_int("n_symbols", self.n_symbols)
+        Q, A = self.n_states, self.n_symbols
         if not isinstance(self.delta, dict):
             raise TypeError(
                 f"delta must be a dict (q, a) -> (q_next, write, move); received {type(self.delta).__name__}"
@@ -107,7 +108,6 @@ class TuringMachine:
                     f"delta must map pairs of ints (q, a) to triples of ints (q_next, write, move); "
                     f"received {key!r} -> {value!r}"
                 )
-        check_nonnegative_int("start", self.start)
         for (q, a), (q2, w, mv) in self.delta.items():
             if not (0 <= q < Q and 0 <= a < A and 0 <= q2 < Q and 0 <= w < A and mv in (LEFT, RIGHT)):
                 raise ValueError(f"bad transition {(q, a)} -> {(q2, w, mv)} for {Q} states, {A} symbols, moves 0/1")
@@ -122,10 +122,19 @@ class TuringMachine:
         live = {q for q, _ in self.delta}
         return [q for q in range(self.n_states) if q not in live]
 
+    @arguments(state="index", head="index", tape="intarray")
     def step(self, state: int, head: int, tape):
-        """One step: returns (state, head, tape) after it."""
+        """One step: returns (state, head, tape) after it (the head may then be off the tape, at -1 or L)."""
+        if tape.ndim != 1 or tape.size == 0 or tape.min() < 0 or tape.max() >= self.n_symbols:
+            raise ValueError(f"tape must be a non-empty 1-D sequence of symbols in 0 .. {self.n_symbols - 1}; "
+                             f"received {tape.tolist()}")
+        if not head < tape.size:
+            raise ValueError(f"head must be a cell of the tape, in 0 .. {tape.size - 1}; received {head}")
+        if not state < self.n_states or state in self.halting:
+            raise ValueError(f"state must be a live state of the machine (not one of {self.halting}, below "
+                             f"{self.n_states}); received {state}")
         q2, w, mv = self.delta[(state, int(tape[head]))]
-        tape = list(tape)
+        tape = [int(x) for x in tape]
         tape[head] = w
         return q2, head + (1 if mv == RIGHT else -1), tape
 
@@ -146,6 +155,7 @@ def busy_beaver() -> TuringMachine:
     )
 
 
+@arguments(n_states="size", n_symbols="size", rng="rng")
 def random_machine(n_states: int, n_symbols: int, *, rng=None) -> TuringMachine:
     """A machine with uniform random transitions on every (state, symbol); it never halts.
 
@@ -154,9 +164,7 @@ def random_machine(n_states: int, n_symbols: int, *, rng=None) -> TuringMachine:
     >>> random_machine(3, 2, rng=0).halting
     []
     """
-    rng = check_rng(rng)
-    Q = check_positive_int("n_states", n_states)
-    A = check_positive_int("n_symbols", n_symbols)
+    Q, A = n_states, n_symbols
     delta = {(q, a): (int(rng.integers(Q)), int(rng.integers(A)), int(rng.integers(2))) for q in range(Q)
              for a in range(A)}
     return TuringMachine(delta, Q, A)
@@ -167,6 +175,7 @@ def random_machine(n_states: int, n_symbols: int, *, rng=None) -> TuringMachine:
 TOKENS_PER_STEP_FIXED = 6  # READ, ROW, RESULT, MOVE-L, MOVE-R, NEXT; plus one dummy token per symbol
 
 
+@arguments(tm=instance(TuringMachine), tape_length="size", steps="size")
 def tm_layout(tm: TuringMachine, tape_length: int, steps: int) -> Layout:
     """The attribute blocks for running ``tm`` for ``steps`` steps on a tape of ``tape_length`` cells.
 
@@ -178,9 +187,7 @@ def tm_layout(tm: TuringMachine, tape_length: int, steps: int) -> Layout:
     >>> tm_layout(busy_beaver(), 5, 6).d
     201
     """
-    Q, A = tm.n_states, tm.n_symbols
-    L = check_positive_int("tape_length", tape_length)
-    steps = check_positive_int("steps", steps)
+    Q, A, L = tm.n_states, tm.n_symbols, tape_length
     n_pos = Q + L + 1 + steps * (TOKENS_PER_STEP_FIXED + A)
     blocks = [("pos", n_pos), ("one", 1), ("tkey", Q)]
     for i in range(A):
@@ -192,9 +199,16 @@ def tm_layout(tm: TuringMachine, tape_length: int, steps: int) -> Layout:
     return Layout(blocks)
 
 
+def _check_layout(layout: Layout, tm: TuringMachine) -> None:
+    """Raise unless ``layout`` has the blocks of :func:`tm_layout` for ``tm``'s states and symbols."""
+    if any(name not in layout for name in ("pos", "tkey", "a0", "cell", "state")) or \
+            layout.size("tkey") != tm.n_states or layout.size("a0") != tm.n_symbols:
+        raise ValueError(f"layout must be the tm_layout of this machine ({tm!r}); received {layout!r}")
+
+
 def _check_tape(tape, n_symbols: int) -> list[int]:
     """The tape as a list of int symbols; refuses None, text, and fractional or non-finite entries."""
-    arr = as_float_array("tape", tape)
+    arr = tape
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"tape must be a non-empty 1-D sequence of symbols; received shape {arr.shape}")
     if np.any(arr != np.round(arr)) or np.any(arr < 0) or np.any(arr >= n_symbols):
@@ -203,6 +217,7 @@ def _check_tape(tape, n_symbols: int) -> list[int]:
     return [int(x) for x in arr]
 
 
+@arguments(tm=instance(TuringMachine), tape="array", head="index", layout=instance(Layout, where="tm_layout"))
 def embed(tm: TuringMachine, tape, head: int, layout: Layout) -> np.ndarray:
     """The initial context: one token per live state (its transition row), one per tape cell, a start token.
 
@@ -215,7 +230,7 @@ def embed(tm: TuringMachine, tape, head: int, layout: Layout) -> np.ndarray:
     X : ndarray of shape (live states + tape length + 1, d)
     """
     tape = _check_tape(tape, tm.n_symbols)
-    head = check_nonnegative_int("head", head)
+    _check_layout(layout, tm)
     L = layout.size("cell")
     if len(tape) != L or not all(0 <= x < tm.n_symbols for x in tape):
         raise ValueError(f"tape must have {L} symbols in 0 .. {tm.n_symbols - 1}; received {tape}")
@@ -235,6 +250,7 @@ def embed(tm: TuringMachine, tape, head: int, layout: Layout) -> np.ndarray:
     return np.array([layout.token(pos=p, one=np.ones(1), **fields) for p, fields in enumerate(rows)])
 
 
+@arguments(tm=instance(TuringMachine), layout=instance(Layout, where="tm_layout"), t="count")
 def compile_step(tm: TuringMachine, layout: Layout, t: int) -> list[tuple[str, Heads]]:
     """The instructions of step t, as (name, Heads) pairs, each one layer.
 
@@ -246,9 +262,9 @@ def compile_step(tm: TuringMachine, layout: Layout, t: int) -> list[tuple[str, H
        Lookup) writes the new head position into the NEXT token, together with
        ``state = q'``, and the write ``cell = old head, plus = w', minus = old letter``.
     """
+    _check_layout(layout, tm)
     P, A, L = layout.size("pos"), tm.n_symbols, layout.size("cell")
     steps = [name for name in layout.names if name.startswith("s0_")]
-    t = check_nonnegative_int("t", t)
     if not t < len(steps):
         raise ValueError(f"the layout has rows for steps 0 .. {len(steps) - 1}; received t={t}")
     program: list[tuple[str, list[Op]]] = []
@@ -284,6 +300,8 @@ def compile_step(tm: TuringMachine, layout: Layout, t: int) -> list[tuple[str, H
 # --- running ----------------------------------------------------------------------
 
 
+@arguments(configs=structure("a list of (state, head, tape)"), X="array", names=structure("a list of str"),
+           rounding="score", layout=instance(Layout, where="tm_layout"))
 @dataclass(frozen=True, eq=False)
 class TMRun:
     """The configurations decoded from the context after each step.
@@ -318,6 +336,7 @@ def _decode(X: np.ndarray, layout: Layout) -> tuple[int, int, list[int]]:
         [int(np.argmax(row)) for row in tape]
 
 
+@arguments(tm=instance(TuringMachine), tape="array", head="index", steps="size")
 def run(tm: TuringMachine, tape, head: int, steps: int) -> TMRun:
     """Run ``tm`` for up to ``steps`` steps with the compiled attention program.
 
@@ -329,11 +348,9 @@ def run(tm: TuringMachine, tape, head: int, steps: int) -> TMRun:
     >>> r.configs[-1]
     (2, 2, [1, 1, 1, 1, 0])
     """
-    if not isinstance(tm, TuringMachine):
-        raise TypeError(f"tm must be a TuringMachine; received {type(tm).__name__}")
     tape = _check_tape(tape, tm.n_symbols)
-    head = check_nonnegative_int("head", head)
-    steps = check_positive_int("steps", steps)
+    if not head < len(tape):
+        raise ValueError(f"head must be a cell in 0 .. {len(tape) - 1}; received {head}")
     layout = tm_layout(tm, len(tape), steps)
     X = embed(tm, tape, head, layout)
     configs, names, worst = [_decode(X, layout)], [], 0.0

@@ -38,7 +38,7 @@ from ..lower_bounds import n_monomials
 from ..sculpt import Body, Span, body_slice, clip_polygon, min_norm_point, min_norm_proxy, span_alignment
 from ..tasks.automata import DFA, lookup_heads, query_tokens, table_tokens
 from ._style import COLORS, COLUMN_IN, GREYS, MIN_PT, styled
-from .sculpt import _plane as _slice_plane  # one plane for the slices of chapter 8 and this diagram
+from .sculpt import head_plane  # one plane for the slices of chapter 8 and this diagram
 
 __all__ = ["plot_cubic_lift", "plot_dfa_lookup", "plot_face", "plot_halfspaces", "plot_head", "plot_phase_flow",
            "plot_two_roads"]
@@ -490,7 +490,7 @@ def plot_halfspaces(body: Body, heads: Heads, *, box: float | None = None):
     if heads.m < 2 or heads.d != body.d:
         raise ValueError(f"plot_halfspaces needs a layer with m >= 2 heads of dimension d = {body.d}; "
                          f"received m = {heads.m}, d = {heads.d}")
-    basis = _slice_plane(heads)
+    basis = head_plane(heads)
     pts = np.einsum("ipq,jpq->ij", heads.Theta[:2], basis)          # (2, 2): heads in the plane
     half = box if box is not None else 1.5 * float(np.abs(pts).max())
     poly = body_slice(body, np.zeros((body.d, body.d)), basis, box=half)
@@ -715,7 +715,7 @@ def face_geometry(heads: Heads, body: Body, span: Span, *, proxy=None, eps: floa
     P = min_norm_proxy(body) if proxy is None else as_float_array("proxy", proxy)
     if P.shape != (body.d, body.d):
         raise ValueError(f"proxy must be a ({body.d}, {body.d}) matrix; received shape {P.shape}")
-    basis = _slice_plane(heads)
+    basis = head_plane(heads)
     pts = np.einsum("ipq,jpq->ij", heads.Theta[:2], basis)
     star = np.einsum("pq,jpq->j", min_norm_point(heads.Theta[:2])[0], basis)
     p = np.einsum("pq,jpq->j", P, basis)
@@ -738,7 +738,7 @@ def face_geometry(heads: Heads, body: Body, span: Span, *, proxy=None, eps: floa
         face = None
     cap = clip_polygon(poly, -slab[0], -slab[1], -slab[2]) if len(poly) else poly
     points = np.einsum("kpq,jpq->kj", span.points, basis) if len(span.points) else np.zeros((0, 2))
-    offsets = float(np.mean(span_alignment(span, heads.Theta)["offsets"]))
+    offsets = span_alignment(span, heads.Theta).mean_offset
     return {"heads": pts, "star": star, "proxy": p, "slab": slab, "slice": poly, "cap": cap, "points": points,
             "face": face, "view": view, "offsets": offsets}
 

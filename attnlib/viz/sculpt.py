@@ -21,8 +21,51 @@ from .._validation import (
 )
 from ..heads import Heads, as_heads
 from ..sculpt import Body, body_slice
+from ..sculpt.diagnostics import PhaseDiagnostics, SliceCurves
 from ..sculpt.instances import min_norm_point
 from ._style import COLORS, GREYS, MARKERS, SEQUENTIAL, legend_below, series, styled, subplots
+
+#: what the figures and tables call the methods of :func:`attnlib.sculpt.compare_methods`
+METHOD_LABELS = {
+    "sculpt_polish": "sculpt + polish",
+    "sculpt_no_polish": "sculpt, no polish",
+    "polish_random": "polish from random",
+    "lbfgs": "L-BFGS restarts",
+    "adam": "Adam",
+}
+#: what they call the kinds of start of :func:`attnlib.sculpt.single_starts`
+START_LABELS = {
+    "sculpted": "sculpted candidate",
+    "other": "other candidate",
+    "perturbed": "half-RMS perturbations",
+    "perturbed_small": "0.05-RMS perturbations",
+    "random": "random heads",
+}
+#: what :func:`plot_phase_report` calls each entry of a :class:`~attnlib.sculpt.diagnostics.PhaseDiagnostics`,
+#: panel by panel
+PHASE_REPORT_LABELS = {
+    "sum_W": {"crude": "crude", "phase1": "phase 1", "slice": "phase 3", "final": "final"},
+    "geometry": {"proxy_cosine": "proxy cosine", "span": "span", "random_span": "random span"},
+    "errors": {"face": "face", "net": "net", "pre_polish": "pre-polish", "final": "final"},
+    "seconds": {"sum_w": "phase 1", "sculpted": "phases 2-3", "span": "phase 4", "candidates": "phase 5",
+                "polish": "polish"},
+}
+#: what :func:`plot_slice_threshold` calls the curves of a :class:`~attnlib.sculpt.diagnostics.SliceCurves`
+SLICE_LABELS = {"true_proxy": "true Theta*", "sculpted_proxy": "sculpted proxy"}
+
+
+def phase_report_entries(diagnostics: PhaseDiagnostics) -> dict:
+    """The entries of a run's diagnostics under their labels, panel by panel (the ones the run reached).
+
+    Returns
+    -------
+    dict of str -> dict of str -> float
+        ``{"sum_W": {"crude": ..., "phase 1": ...}, "geometry": ..., "errors": ..., "seconds": ...}``.
+    """
+    diagnostics = check_instance("diagnostics", diagnostics, PhaseDiagnostics, where="phase_diagnostics")
+    return {panel: {label: getattr(getattr(diagnostics, panel), name) for name, label in labels.items()
+                    if getattr(getattr(diagnostics, panel), name) is not None}
+            for panel, labels in PHASE_REPORT_LABELS.items()}
 
 
 @styled
@@ -62,7 +105,7 @@ def plot_recovery(x, errors: dict, *, xlabel: str = "examples N", ylabel: str = 
     return fig
 
 
-def _plane(heads: Heads) -> np.ndarray:
+def head_plane(heads: Heads) -> np.ndarray:
     """Orthonormal basis (2, d, d) of the plane of Theta_1 and Theta_2; the first along Theta_star."""
     star, _ = min_norm_point(heads.Theta[:2])
     other = heads.Theta[0] - star
@@ -104,7 +147,7 @@ def plot_body_slices(bodies: list, heads: Heads, *, titles=None, proxies=None, b
         raise ValueError("bodies must hold at least one Body; received an empty list")
     for body in bodies:
         check_instance("bodies", body, Body, "attnlib.sculpt.sculpt_body")
-    B = _plane(heads)
+    B = head_plane(heads)
     pts = np.einsum("ipq,jpq->ij", heads.Theta[:2], B)  # heads in plane coordinates
     half = box if box is not None else 1.4 * float(np.abs(pts).max())
     ncols = min(2, len(bodies))
@@ -144,15 +187,17 @@ def plot_body_slices(bodies: list, heads: Heads, *, titles=None, proxies=None, b
 
 
 @styled
-def plot_slice_threshold(quantiles, errors: dict, *, crude: float | None = None, title: str | None = None):
+def plot_slice_threshold(quantiles, errors, *, crude: float | None = None, title: str | None = None):
     """Error of the phase-3 estimate of sum_i W_i against the slice size.
 
     Parameters
     ----------
     quantiles : array_like of shape (Q,)
         Slice sizes (fraction of rows kept, largest proxy margin first).
-    errors : dict of str -> array_like of shape (Q,)
-        Relative errors, one curve per proxy (e.g. the true Theta_star and the sculpted proxy).
+    errors : SliceCurves or dict of str -> array_like of shape (Q,)
+        Relative errors, one curve per proxy: the curves of
+        :func:`attnlib.sculpt.diagnostics.slice_threshold_data` (labelled by :data:`SLICE_LABELS`,
+        with their crude error), or any curves by label.
     crude : float, optional
         The crude estimate's error, drawn as a horizontal line.
 
@@ -160,6 +205,10 @@ def plot_slice_threshold(quantiles, errors: dict, *, crude: float | None = None,
     -------
     matplotlib.figure.Figure
     """
+    if isinstance(errors, SliceCurves):
+        curves, errors = errors, {label: getattr(errors, name) for name, label in SLICE_LABELS.items()
+                                  if getattr(errors, name) is not None}
+        crude = curves.crude if crude is None else crude
     q = check_axis_values("quantiles", quantiles)
     errors = check_series("errors", errors, length=q.size)
     fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
@@ -179,16 +228,16 @@ def plot_slice_threshold(quantiles, errors: dict, *, crude: float | None = None,
 
 
 @styled
-def plot_phase_report(diagnostics: dict, *, title: str | None = None):
+def plot_phase_report(diagnostics: PhaseDiagnostics, *, title: str | None = None):
     """Per-phase diagnostics of one run of :func:`attnlib.sculpt.learn`, in four panels (two by two).
 
     Parameters
     ----------
-    diagnostics : dict
-        ``"sum_W"``: dict stage -> relative error of sum_i W_i;
-        ``"geometry"``: dict name -> value in [0, 1] (proxy cosine, span alignment, random baseline);
-        ``"errors"``: dict stage -> relative test error (candidates, pre-polish, final);
-        ``"seconds"``: dict phase -> seconds.
+    diagnostics : PhaseDiagnostics
+        From :func:`attnlib.sculpt.diagnostics.phase_diagnostics`: relative errors of the estimates of
+        sum_i W_i; the geometry (proxy cosine, span alignment, random baseline, each in [0, 1]);
+        relative test errors (candidates, pre-polish, final); seconds per phase. Each entry is
+        named by :data:`PHASE_REPORT_LABELS`.
 
     Returns
     -------
@@ -197,7 +246,7 @@ def plot_phase_report(diagnostics: dict, *, title: str | None = None):
         the end of the bar; all bars in one colour (the panels differ by their
         titles and axes, not by colour).
     """
-    diagnostics = check_mapping("diagnostics", diagnostics, where="SculptReport.diagnostics")
+    diagnostics = phase_report_entries(diagnostics)
     fig, axes = subplots(2, 2, width=3.4, height=2.6, constrained_layout=True)
     panels = [
         ("sum_W", r"error of $\sum_i W_i$", True, "{:.0e}"),
@@ -245,7 +294,8 @@ def plot_method_comparison(errors: dict, seconds: dict, *, success: float = 1e-3
     Parameters
     ----------
     errors : dict of str -> array_like of shape (S,)
-        One entry per method: its relative test error on each seed.
+        One entry per method (an identifier of :data:`METHOD_LABELS`, shown by its label, or a label):
+        its relative test error on each seed.
     seconds : dict of str -> array_like of shape (S,)
     success : float, default 1e-3
         Errors at or below this count as success (dashed line).
@@ -278,7 +328,7 @@ def plot_method_comparison(errors: dict, seconds: dict, *, success: float = 1e-3
     axes[0, 0].xaxis.set_major_locator(_log_ticks())
     axes[0, 1].set_xscale("log")
     axes[0, 1].set_xlabel("seconds")
-    axes[0, 0].set_yticks(range(len(names)), names)
+    axes[0, 0].set_yticks(range(len(names)), [METHOD_LABELS.get(name, name) for name in names])
     axes[0, 0].set_ylim(len(names) - 0.5, -0.5)
     if title:
         fig.suptitle(title)
@@ -296,7 +346,8 @@ def plot_sweep(scales, sizes, success: dict, *, title: str | None = None, seeds:
     sizes : array_like of shape (B,)
         Numbers of examples N.
     success : dict of str -> ndarray of shape (A, B)
-        Fraction of seeds that succeeded, per method.
+        Fraction of seeds that succeeded, per method (an identifier of :data:`METHOD_LABELS`, shown by
+        its label, or a label).
     seeds : int, optional
         Seeds per cell: the cells then read "k/seeds" instead of a rate.
 
@@ -331,7 +382,7 @@ def plot_sweep(scales, sizes, success: dict, *, title: str | None = None, seeds:
         ax.set_xticks(range(len(sizes)), [str(int(s)) for s in sizes])
         ax.set_yticks(range(len(scales)), [f"{s:g}" for s in scales])
         ax.set_xlabel("examples N")
-        ax.set_title(name)
+        ax.set_title(METHOD_LABELS.get(name, name))
         if k % ncols == 0:
             ax.set_ylabel(r"sharpness $\|\Theta_i\|_F$")
     fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.8, label="success rate")

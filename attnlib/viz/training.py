@@ -7,6 +7,9 @@ import numpy as np
 from .._validation import check_axis_values, check_flag, check_series
 from ._style import COLORS, legend_below, series, styled, subplots
 
+#: what the figures call the partners of :func:`attnlib.partners`, by field
+PARTNER_LABELS = {"permuted": "heads permuted", "gauge": "gauge c = -1", "random": "random heads"}
+
 
 @styled
 def plot_loss_curves(curves: dict, *, xlabel: str = "epoch", ylabel: str = "training MSE", title: str | None = None,

@@ -98,9 +98,8 @@ def slice_explorer(*, d: int = 4, n: int = 3, N: int = 3000, rng=None, live: boo
     quantiles = np.geomspace(0.003, 0.5, 10)
 
     def draw(scale, shared):
-        curves, crude = slice_threshold_data(scale, shared, d=d, n=n, N=N, quantiles=quantiles, rng=seed)
-        return viz.plot_slice_threshold(quantiles, curves, crude=crude,
-                                               title=f"|Theta_i| = {scale:g}, shared = {shared:g}")
+        curves = slice_threshold_data(scale, shared, d=d, n=n, N=N, quantiles=quantiles, rng=seed)
+        return viz.plot_slice_threshold(quantiles, curves, title=f"|Theta_i| = {scale:g}, shared = {shared:g}")
 
     return explorer(draw, {
         "scale": slider("|Theta_i|", (0.5, 2.0, 8.0), 2.0, live=lambda: _slider(4.0, 0.5, 10.0, 0.5, "|Theta_i|")),

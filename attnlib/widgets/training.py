@@ -44,7 +44,7 @@ def loss_landscape_explorer(X, Y, teacher: Heads, *, kind: str = "softmax", caus
     Y = as_float_array("Y", Y)
     if Y.shape[0] != X3.shape[0]:
         raise ValueError(f"Y must have one target per sequence of X ({X3.shape[0]}); received shape {Y.shape}")
-    ends = partners(teacher, kind=kind, rng=rng)
+    ends = {viz.PARTNER_LABELS[name]: end for name, end in partners(teacher, kind=kind, rng=rng).named()}
 
     def draw(partner, reach, examples):
         ts = np.linspace(-reach, 1.0 + reach, 121)
@@ -54,7 +54,8 @@ def loss_landscape_explorer(X, Y, teacher: Heads, *, kind: str = "softmax", caus
     N = X3.shape[0]
     sizes = tuple(sorted({max(1, N // 64), max(1, N // 16), max(1, N // 4), N}))
     return explorer(draw, {
-        "partner": toggle("line to", tuple(ends), live=lambda: widgets.Dropdown(options=list(ends), description="line to")),
+        "partner": toggle("line to", tuple(ends),
+                          live=lambda: widgets.Dropdown(options=list(ends), description="line to")),
         "reach": slider("reach", (0.25, 1.0), 0.25,
                         live=lambda: widgets.FloatSlider(value=0.25, min=0.0, max=1.0, step=0.05, description="reach",
                                                  continuous_update=False)),

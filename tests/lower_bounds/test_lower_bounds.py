@@ -306,7 +306,7 @@ def test_ill_conditioned_weights_warn():
 
 
 def test_errors():
-    with pytest.raises(ValueError, match="at least 1; received s=0"):
+    with pytest.raises(ValueError, match="s must be a positive integer; received 0"):
         parity_instance(5, 0)
     with pytest.raises(TypeError, match="s must be a positive integer"):
         parity_instance(5, 1.5)
@@ -322,11 +322,11 @@ def test_errors():
         parity_instance(4, 1, rng=0).formula(boolean_inputs(3, 3, 4, rng=0))
     with pytest.raises(ValueError, match="readout must be a coordinate"):
         decode_parity_examples(boolean_inputs(3, 2, 4, rng=0), np.zeros(3), readout=4)
-    with pytest.raises(ValueError, match="at least 1; received s=0"):
+    with pytest.raises(ValueError, match="s must be a positive integer; received 0"):
         alternating_sigmoid_sum(0, [1.0])
     with pytest.raises(ValueError, match="betas must be finite"):
         alternating_sigmoid_sum(2, [0.0, np.inf])
-    with pytest.raises(ValueError, match=r"tolerance must be in \(0, 1\]"):
+    with pytest.raises(ValueError, match=r"tolerance must be a finite number in \(0, 1\]"):
         sq_query_lower_bound(10, 2, 1.5)
     with pytest.raises(TypeError, match="signed must be True or False; received 'yes'"):
         search_parity_betas(2, signed="yes")

@@ -466,7 +466,7 @@ def test_normal_equations_accumulate_every_sub_chunk(monkeypatch):
     rng = np.random.default_rng(30)
     X = gaussian_inputs(97, 5, 3, rng=rng)
     Y = rng.standard_normal((97, 3))
-    monkeypatch.setattr(_ne, "_CHUNK_FLOATS", 40 * 31)  # about 40 rows a chunk ...
+    monkeypatch.setattr(_ne, "CHUNK_FLOATS", 40 * 31)  # about 40 rows a chunk ...
     monkeypatch.setattr(_ne, "_GEMM_FLOATS", 7 * 21)  # ... and 7 a GEMM: 3 chunks, 15 GEMMs
     seqs = _ne.as_sequences(X)
     ne = _ne.normal_equations(seqs, "last", _ne.as_targets(Y, seqs)[1])
@@ -495,7 +495,7 @@ def test_fit_agrees_with_exact_lstsq_on_held_out_inputs_to_1e_12():
 def test_certificate_of_a_fit_is_the_certificate_of_its_data(causal, monkeypatch):
     from attnlib.rkhs import _normal_equations as _ne
 
-    monkeypatch.setattr(_ne, "_CHUNK_FLOATS", 17 * 30)  # several chunks: both must sum the rows alike
+    monkeypatch.setattr(_ne, "CHUNK_FLOATS", 17 * 30)  # several chunks: both must sum the rows alike
     rng = np.random.default_rng(32)
     teacher = random_heads(2, 3, rng=rng)
     X = gaussian_inputs(80, 6, 3, rng=rng)

@@ -26,12 +26,12 @@ def test_heads_vs_regression_records_every_run():
 
 def test_adam_on_memories_reports_distance_and_loss_per_head_count():
     data = sample_memories(64, 2, rng=0)
-    distance, loss = adam_on_memories(data, heads=(1, 2), epochs=3, rng=0)
-    assert list(distance) == list(loss) == ["1 head", "2 heads"]
+    runs = adam_on_memories(data, heads=(1, 2), epochs=3, rng=0)
+    assert runs.heads == (1, 2) and runs.distance.shape == runs.loss.shape == (2,)
     # realisable targets: the training MSE is (p - p*)^T Lambda_D (p - p*) / d, so the distance in
     # p-space is pinned between sqrt(d MSE / lam_max) and sqrt(d MSE / lam_min) of the certificate
     cert, d = certificate(data.X), data.X.shape[-1]
     assert cert.identifiable
-    for label in distance:
-        assert np.sqrt(d * loss[label] / cert.lam_max) * (1 - 1e-9) <= distance[label]
-        assert distance[label] <= np.sqrt(d * loss[label] / cert.lam_min) * (1 + 1e-9)
+    for distance, loss in zip(runs.distance, runs.loss, strict=True):
+        assert np.sqrt(d * loss / cert.lam_max) * (1 - 1e-9) <= distance
+        assert distance <= np.sqrt(d * loss / cert.lam_min) * (1 + 1e-9)

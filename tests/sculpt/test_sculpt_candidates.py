@@ -59,7 +59,10 @@ def test_net_size_and_ordering():
     net = net_candidates(span, 2, steps=5)
     assert net.shape == (10, 2, 3, 3)  # 5 * 4 / 2 unordered pairs
     np.testing.assert_allclose(net[:, :, 0, 0], 1.0)  # all heads share the proxy component
-    assert net_candidates(span, 3, steps=5, budget=50, rng=0).shape == (50, 3, 3, 3)
+    span3 = Span(np.eye(9)[:3].reshape(3, 3, 3), np.zeros((0, 3, 3)), "test")
+    assert net_candidates(span3, 3, steps=5, budget=50, rng=0).shape == (50, 3, 3, 3)
+    with pytest.raises(ValueError, match="m must be at most the span's dimension 2"):
+        net_candidates(span, 3, steps=5, budget=50, rng=0)  # was a silent net in too few directions
 
 
 def test_certify_candidates_picks_the_true_tuple():
@@ -68,8 +71,8 @@ def test_certify_candidates_picks_the_true_tuple():
     X = boolean_inputs(300, 3, 3, rng=rng)
     wrong = random_heads(2, 3, scale=3.0, rng=rng).Theta
     cands = np.stack([wrong, heads.Theta, -heads.Theta])
-    found, res, info = certify_candidates(X, attention(X, heads), cands, scales=[1.0])
-    assert res < 1e-8 and info["scored"] == 3
+    found, res, scored = certify_candidates(X, attention(X, heads), cands, scales=[1.0])
+    assert res < 1e-8 and scored == 3
     assert isinstance(found, Heads)
 
 

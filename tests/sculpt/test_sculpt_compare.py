@@ -4,9 +4,18 @@ import numpy as np
 import pytest
 
 from attnlib import Heads, attention, boolean_inputs
-from attnlib.sculpt import METHODS, SculptReport, compare_methods, learn, planted_instance, sweep
+from attnlib.sculpt import (
+    METHODS,
+    Comparison,
+    SculptReport,
+    compare_methods,
+    crude_sum_W,
+    learn,
+    planted_instance,
+    sweep,
+)
 from attnlib.sculpt.compare import relative_test_error
-from attnlib.sculpt.diagnostics import phase_diagnostics, single_head_curve
+from attnlib.sculpt.diagnostics import LayerErrors, phase_diagnostics, single_head_curve
 
 
 @pytest.fixture(scope="module")
@@ -30,39 +39,56 @@ def test_relative_test_error_matches_its_definition(instance):
 def test_compare_methods_reports_every_method(instance):
     teacher, X, Y, X_test, Y_test = instance
     out = compare_methods(X, Y, 2, X_test, Y_test, methods=METHODS[:3], restarts=2, rng=1)
-    assert list(out) == list(METHODS[:3])
-    sp, nop, rand = out["sculpt + polish"], out["sculpt, no polish"], out["polish from random"]
+    assert isinstance(out, Comparison) and out.methods == METHODS[:3]
+    assert [run.method for run in out.runs] == list(METHODS[:3])
+    sp, nop, rand = out["sculpt_polish"], out["sculpt_no_polish"], out["polish_random"]
     assert sp.error < 1e-8 and sp.failed_phase is None and sp.certified
     assert nop.error > 1e-3 and not nop.certified and nop.starts == 1  # the raw candidate is not certified
-    assert 1 <= sp.starts <= 2 and sp.starts == sp.report.starts
+    assert 1 <= sp.starts <= 2 and sp.starts == sp.report.polish.starts
     assert 1 <= rand.starts <= 2 and rand.certified == (rand.error < 1e-3)
     # the test error reported is the one of the layer returned, recomputed here independently
     heads = sp.report.heads
     F = attention(X_test, heads)
     assert sp.error == pytest.approx(np.linalg.norm(F - Y_test) / np.linalg.norm(Y_test), rel=1e-9, abs=1e-15)
+    # sculpting without the polish is timed on its own, and scores the candidate the polish started from
+    assert nop.seconds > 0 and nop.seconds != pytest.approx(sp.seconds - sp.report.seconds.polish, abs=0)
+    F = attention(X_test, sp.report.candidates.best)
+    assert nop.error == pytest.approx(np.linalg.norm(F - Y_test) / np.linalg.norm(Y_test), rel=1e-12)
+    with pytest.raises(KeyError, match="'adam' was not run"):
+        out["adam"]
 
 
 def test_compare_methods_gives_every_method_the_same_starts(instance):
     """Adam never reaches the acceptance threshold in 5 epochs, so it must use the whole budget."""
     teacher, X, Y, X_test, Y_test = instance
-    out = compare_methods(X[:300], Y[:300], 2, X_test, Y_test, methods=["Adam"], restarts=3, adam_epochs=5, rng=1)
-    assert out["Adam"].starts == 3 and not out["Adam"].certified
+    out = compare_methods(X[:300], Y[:300], 2, X_test, Y_test, methods=["adam"], restarts=3, adam_epochs=5, rng=1)
+    assert out["adam"].starts == 3 and not out["adam"].certified
+
+
+def test_a_method_runs_the_same_alone_or_with_others(instance):
+    """Every method has its own random stream: running it alone gives the same answer."""
+    teacher, X, Y, X_test, Y_test = instance
+    both = compare_methods(X[:500], Y[:500], 2, X_test, Y_test, methods=("lbfgs", "polish_random"), restarts=2, rng=4)
+    alone = compare_methods(X[:500], Y[:500], 2, X_test, Y_test, methods=("polish_random",), restarts=2, rng=4)
+    assert both["polish_random"].error == alone["polish_random"].error
 
 
 def test_compare_methods_rejects_unknown_methods(instance):
     teacher, X, Y, X_test, Y_test = instance
-    with pytest.raises(ValueError, match="unknown methods"):
+    with pytest.raises(ValueError, match="methods must be a non-empty list of distinct names"):
         compare_methods(X, Y, 2, X_test, Y_test, methods=["gradient magic"])
+    with pytest.raises(ValueError, match="methods must be"):
+        compare_methods(X, Y, 2, X_test, Y_test, methods=["sculpt + polish"])  # a label, not an identifier
 
 
 def test_sweep_shapes_and_rates():
-    out = sweep([4.0], [1000], seeds=2, methods=["polish from random"], restarts=2, rng=0)
-    assert out.success["polish from random"].shape == (1, 1)
-    assert out.starts["polish from random"].shape == (1, 1, 2)
-    assert np.all((out.starts["polish from random"] >= 1) & (out.starts["polish from random"] <= 2))
-    assert out.errors["polish from random"].shape == (1, 1, 2)
-    rate = np.mean(out.errors["polish from random"] <= 1e-3)
-    assert out.success["polish from random"][0, 0] == rate
+    out = sweep([4.0], [1000], seeds=2, methods=["polish_random"], restarts=2, rng=0)
+    assert out.success["polish_random"].shape == (1, 1)
+    assert out.starts["polish_random"].shape == (1, 1, 2)
+    assert np.all((out.starts["polish_random"] >= 1) & (out.starts["polish_random"] <= 2))
+    assert out.errors["polish_random"].shape == (1, 1, 2)
+    rate = np.mean(out.errors["polish_random"] <= 1e-3)
+    assert out.success["polish_random"][0, 0] == rate
 
 
 def test_phase_diagnostics_measure_against_the_teacher(instance):
@@ -70,13 +96,16 @@ def test_phase_diagnostics_measure_against_the_teacher(instance):
     report = learn(X, Y, 2, rng=2).report
     diag = phase_diagnostics(report, teacher, X_test, Y_test)
     S = teacher.W.sum(0)
-    assert diag["sum_W"]["final"] == pytest.approx(np.linalg.norm(report.sum_W - S) / np.linalg.norm(S))
-    assert diag["geometry"]["random span"] == pytest.approx(np.sqrt(1 / 15))
-    assert diag["errors"]["final"] < 1e-8 and diag["errors"]["pre-polish"] > 1e-3
-    assert set(diag["seconds"]) >= {"phase 1", "polish"}
+    assert diag.sum_W.final == pytest.approx(np.linalg.norm(report.sculpted.sum_W - S) / np.linalg.norm(S))
+    assert diag.sum_W.crude == pytest.approx(np.linalg.norm(crude_sum_W(X, Y) - S) / np.linalg.norm(S))
+    assert diag.geometry.random_span == pytest.approx(np.sqrt(1 / 15))
+    assert diag.errors.final < 1e-8 and diag.errors.pre_polish > 1e-3
+    assert diag.errors.pre_polish in (diag.errors.face, diag.errors.net)
+    assert diag.seconds is report.seconds
     # a partial report (a failed run) gives partial diagnostics
-    partial = phase_diagnostics(SculptReport(sum_W_phase1=S), teacher, X_test, Y_test)
-    assert partial["sum_W"] == {"phase 1": 0.0} and partial["errors"] == {}
+    partial = phase_diagnostics(SculptReport(sum_w=report.sum_w), teacher, X_test, Y_test)
+    assert partial.sum_W.phase1 == diag.sum_W.phase1 and partial.sum_W.final is None
+    assert partial.errors == LayerErrors() and partial.geometry.proxy_cosine is None
 
 
 def test_single_head_curve_marks_failures_as_one():
@@ -125,7 +154,7 @@ def test_binomial_interval_rejects_impossible_counts():
 
     with pytest.raises(ValueError, match="successes must be at most trials"):
         binomial_interval(5, 4)
-    with pytest.raises(ValueError, match="confidence must be in"):
+    with pytest.raises(ValueError, match=r"confidence must be a finite number in \(0, 1\)"):
         binomial_interval(1, 4, confidence=1.0)
     with pytest.raises(ValueError, match="method"):
         binomial_interval(1, 4, method="normal")
@@ -135,7 +164,7 @@ def test_single_starts_runs_each_kind_by_the_one_rule(instance):
     """Recompute the sculpted, perturbed and random starts independently from the same random streams."""
     from attnlib import random_heads
     from attnlib.sculpt import START_KINDS, SculptError, fit_W, polish, single_starts
-    from attnlib.sculpt.pipeline import perturbed_start
+    from attnlib.sculpt.local import perturbed_start
 
     teacher, X, Y, X_test, Y_test = instance
     out = single_starts(X, Y, 2, X_test, Y_test, perturbed=2, random=3, rng=5)
@@ -152,10 +181,10 @@ def test_single_starts_runs_each_kind_by_the_one_rule(instance):
         W, res = fit_W(X, Y, Theta)
         return res, relative_test_error(Heads(Theta, W), X_test, Y_test)
 
-    res, err = by_the_rule(report.pre_polish_heads)
+    res, err = by_the_rule(report.candidates.best)
     assert out.residuals["sculpted"][0] == pytest.approx(res, rel=1e-6, abs=1e-14)
     assert out.errors["sculpted"][0] == pytest.approx(err, rel=1e-6, abs=1e-14)
-    first = perturbed_start(X, Y, report.pre_polish_heads, 0.5, perturb_rng)
+    first = perturbed_start(X, Y, report.candidates.best, 0.5, perturb_rng)
     assert out.residuals["perturbed"][0] == pytest.approx(by_the_rule(first)[0], rel=1e-6, abs=1e-14)
     start = random_heads(2, 4, rng=random_rng)
     assert out.residuals["random"][0] == pytest.approx(by_the_rule(start)[0], rel=1e-6, abs=1e-14)
@@ -182,7 +211,7 @@ def test_perturbed_start_moves_each_head_by_its_spread():
     """The noise of a perturbed start has standard deviation spread x RMS entry, head by head (W refit)."""
     from attnlib import random_heads
     from attnlib.sculpt import fit_W
-    from attnlib.sculpt.pipeline import perturbed_start
+    from attnlib.sculpt.local import perturbed_start
 
     heads = Heads(np.stack([np.full((4, 4), 1.0), np.full((4, 4), 10.0)]), np.ones((2, 4, 4)))
     X = boolean_inputs(300, 3, 4, rng=0)

@@ -85,7 +85,7 @@ def test_conditions_flag_each_failure():
 def test_errors():
     with pytest.raises(ValueError, match="positive integer"):
         planted_instance(0, 4)
-    with pytest.raises(ValueError, match=r"shared must be in \[0, 1\)"):
+    with pytest.raises(ValueError, match=r"shared must be a finite number in \[0, 1\)"):
         planted_instance(2, 4, shared=1.0)
     with pytest.raises(ValueError, match="m \\+ 1 <= d\\^2"):
         planted_instance(4, 2)

@@ -85,8 +85,8 @@ def test_restarts_accept_by_the_rule_of_learn_on_all_the_data():
 
 
 def test_a_diverged_run_is_refused_not_refit():
-    from attnlib.sculpt.local import _refit_residual
+    from attnlib.sculpt import refit_residual
 
     X = boolean_inputs(20, 3, 3, rng=0)
     Y = attention(X, random_heads(1, 3, rng=1))
-    assert _refit_residual(X, Y, np.full((1, 3, 3), np.inf)) == (None, float("inf"))
+    assert refit_residual(X, Y, np.full((1, 3, 3), np.inf)) == (None, float("inf"))

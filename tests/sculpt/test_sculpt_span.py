@@ -22,7 +22,7 @@ def sculpted():
     heads = planted_instance(2, 6, scale=4.0, shared=0.6, rng=rng)
     X = boolean_inputs(5000, 3, 6, rng=rng)
     Y = attention(X, heads)
-    return heads, X, Y, carve(X, Y)
+    return heads, X, Y, carve(X, Y).sculpted
 
 
 def orthonormal(basis):
@@ -49,7 +49,8 @@ def test_alignment_of_the_true_span_is_one(sculpted):
     Q, _ = np.linalg.qr(heads.Theta.reshape(2, -1).T)
     span = Span(Q.T.reshape(2, 6, 6), np.zeros((0, 6, 6)), "true")
     al = span_alignment(span, heads.Theta)
-    np.testing.assert_allclose(al["heads"], 1.0, atol=1e-10)
+    np.testing.assert_allclose(al.heads, 1.0, atol=1e-10)
+    assert al.offsets.shape == (2,) and al.mean_offset == pytest.approx(np.mean(al.offsets))
 
 
 def test_projection_is_idempotent(sculpted):
@@ -60,9 +61,8 @@ def test_projection_is_idempotent(sculpted):
 
 def test_face_span_beats_random_directions_at_d6(sculpted):
     heads, X, Y, out = sculpted
-    face = span_alignment(face_span(out.body, out.proxy, 2, rng=5), heads.Theta)["offsets"].mean()
-    rand = np.mean([span_alignment(random_span(out.proxy, 2, rng=s), heads.Theta)["offsets"].mean()
-                    for s in range(20)])
+    face = span_alignment(face_span(out.body, out.proxy, 2, rng=5), heads.Theta).mean_offset
+    rand = np.mean([span_alignment(random_span(out.proxy, 2, rng=s), heads.Theta).mean_offset for s in range(20)])
     assert face > 0.85 and rand < 0.3
 
 

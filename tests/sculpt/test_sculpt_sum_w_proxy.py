@@ -115,17 +115,19 @@ def test_estimate_picks_the_best_candidate_by_atom_score():
     heads = planted_instance(2, 4, rng=7)
     X = boolean_inputs(4000, 3, 4, rng=8)
     Y = attention(X, heads)
-    S, info = estimate_sum_W(X, Y)
-    assert info["atom_score"][info["chosen"]] == min(info["atom_score"].values())
-    assert rel(S, heads.W.sum(0)) < 1e-4
+    phase1 = estimate_sum_W(X, Y)
+    scores = [phase1.scores.get(name) for name in ("crude", "trimmed", "constant")]
+    assert phase1.scores.get(phase1.chosen) == min(v for v in scores if v is not None)
+    assert phase1.estimate is phase1.candidates.get(phase1.chosen)
+    assert rel(phase1.estimate, heads.W.sum(0)) < 1e-4
 
 
 def test_refine_with_the_true_min_norm_point_is_accurate():
     heads = planted_instance(2, 6, scale=6.0, shared=0.8, rng=9)
     X = boolean_inputs(5000, 3, 6, rng=10)
     star, _ = min_norm_point(heads.Theta)
-    S, info = refine_sum_W(X, attention(X, heads), star)
-    assert rel(S, heads.W.sum(0)) < 0.01 and info["rows"] >= 30
+    fit = refine_sum_W(X, attention(X, heads), star)
+    assert rel(fit.estimate, heads.W.sum(0)) < 0.01 and fit.rows >= 30
 
 
 def test_slice_curve_crude_and_slices_work_in_opposite_regimes():
@@ -150,8 +152,8 @@ def test_phase_three_done_when_large_shared_component(d, n, N, scale, shared):
         rng = np.random.default_rng(seed)
         heads = planted_instance(2, d, scale=scale, shared=shared, rng=rng)
         X = boolean_inputs(N, n, d, rng=rng)
-        out = carve(X, attention(X, heads))
-        good_sum += rel(out.sum_W_slice, heads.W.sum(0)) <= 0.01
+        out = carve(X, attention(X, heads)).sculpted
+        good_sum += rel(out.slice.estimate, heads.W.sum(0)) <= 0.01
         good_cos += cosine(out.proxy, min_norm_point(heads.Theta)[0]) >= 0.9
     assert good_sum >= 18 and good_cos >= 18
 
@@ -169,7 +171,7 @@ def test_errors():
         min_norm_proxy(Body(np.zeros((0, 4, 4)), 1.0, None, 0))
     with pytest.raises(SculptError, match="phase 3: the body is empty.*2"):
         min_norm_proxy(Body(np.stack([np.eye(2), -np.eye(2)]), 1.0, None, 2))
-    with pytest.raises(ValueError, match=r"keep must be in \(0, 1\]"):
+    with pytest.raises(ValueError, match=r"keep must be a finite number in \(0, 1\]"):
         trimmed_sum_W(X, Y, np.eye(4), keep=2.0)
     with pytest.raises(ValueError, match=r"\+1 or -1"):
         crude_sum_W(X + 0.1, Y)

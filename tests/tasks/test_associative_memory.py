@@ -67,7 +67,7 @@ def test_sweep_exact_is_all_or_nothing_and_iterative_is_graded():
 
 
 def test_errors():
-    with pytest.raises(ValueError, match=r"orthogonal_share must lie in \[0, 1\]; received 1.5"):
+    with pytest.raises(ValueError, match=r"orthogonal_share must be a finite number in \[0, 1\]; received 1.5"):
         sample_memories(10, 2, orthogonal_share=1.5)
     with pytest.raises(TypeError, match="m must be a positive integer"):
         memory_heads(2.0)

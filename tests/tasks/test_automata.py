@@ -158,7 +158,7 @@ def test_wrong_layer_makes_errors_that_compound():
 def test_errors():
     with pytest.raises(ValueError, match=r"delta must map into the states 0 \.\. 1"):
         am.DFA([[0, 2], [1, 0]])
-    with pytest.raises(TypeError, match="integer states"):
+    with pytest.raises(TypeError, match="delta must be integers"):
         am.DFA([[0.0, 1.0], [1.0, 0.0]])
     with pytest.raises(ValueError, match="start must be a state"):
         am.DFA([[0, 1], [1, 0]], start=2)
@@ -171,7 +171,7 @@ def test_errors():
         am.execute([dfa, am.random_dfa(2, 2, rng=0)], [0, 1])
     with pytest.raises(ValueError, match="received 2 DFAs but 3 words"):
         am.execute([dfa, dfa], np.zeros((3, 4), int))
-    with pytest.raises(TypeError, match="expected an attnlib.tasks.automata.DFA"):
+    with pytest.raises(TypeError, match="dfa must be a DFA; received"):
         am.table_tokens(np.eye(2))
     with pytest.raises(ValueError, match="last dimension d = S\\*A \\+ S = 9"):
         am.decode_states(np.zeros(5), 3, 2)

@@ -28,5 +28,5 @@ def test_qr_tables_are_orthogonal_and_answer_the_lookup():
 
 
 def test_unknown_draw_is_refused():
-    with pytest.raises(ValueError, match="orthogonal_draw must be 'haar' or 'qr'; received 'sobol'"):
+    with pytest.raises(ValueError, match="orthogonal_draw must be one of 'haar', 'qr'; received 'sobol'"):
         sample_memories(5, 2, orthogonal_draw="sobol")

@@ -89,7 +89,8 @@ def _tasks():
 
 
 def _sculpt():
-    from attnlib.sculpt import min_norm_proxy, planted_instance, sculpt_body
+    from attnlib.sculpt import PhaseSeconds, min_norm_proxy, planted_instance, sculpt_body
+    from attnlib.sculpt.diagnostics import Geometry, LayerErrors, PhaseDiagnostics, SumWErrors
     from attnlib.viz import sculpt as v
 
     def slices():
@@ -101,10 +102,10 @@ def _sculpt():
                                   titles=[f"N = {N}: {b.n_constraints} halfspaces"
                                           for N, b in zip((300, 1000), bodies, strict=True)])
 
-    diag = {"sum_W": {"crude": 0.3, "phase 3": 1e-3, "final": 1e-9},
-            "geometry": {"proxy cosine": 0.98, "span alignment": 0.999, "random baseline": 0.3},
-            "errors": {"candidates": 0.2, "pre-polish": 1e-3, "final": 1e-10},
-            "seconds": {"phase 1": 0.01, "phase 2": 1.2, "phase 3": 0.1, "phase 4": 0.5, "phase 5": 0.3}}
+    diag = PhaseDiagnostics(SumWErrors(crude=0.3, slice=1e-3, final=1e-9),
+                            Geometry(proxy_cosine=0.98, span=0.999, random_span=0.3),
+                            LayerErrors(face=0.2, pre_polish=1e-3, final=1e-10),
+                            PhaseSeconds(sum_w=0.01, sculpted=1.3, span=0.5, candidates=0.3))
     rng = np.random.default_rng(0)
     methods = ["sculpt", "adam", "adam, 5 starts"]
     return {

@@ -51,11 +51,21 @@ def test_slice_threshold_and_sweep_and_comparison():
     fig = viz_sculpt.plot_method_comparison({"m": [1e-9, 1e-2], "n": [1.0, 1.0]}, {"m": [0.1, 0.2], "n": [1, 2]})
     np.testing.assert_allclose(sorted(fig.axes[0].get_lines()[0].get_xdata()), [1e-9, 1e-2])
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["m", "n"]
+    # the methods of compare_methods are shown by their labels
+    fig = viz_sculpt.plot_method_comparison({"sculpt_polish": [1e-9], "adam": [0.5]}, {"sculpt_polish": [1.0],
+                                                                                       "adam": [2.0]})
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["sculpt + polish", "Adam"]
 
 
 def test_phase_report_has_four_panels_with_the_given_values():
-    diag = {"sum_W": {"crude": 1.0, "final": 1e-6}, "geometry": {"proxy cosine": 0.9},
-            "errors": {"pre-polish": 0.3, "final": 1e-12}, "seconds": {"phase 1": 0.1}}
+    from attnlib.sculpt import PhaseSeconds
+    from attnlib.sculpt.diagnostics import Geometry, LayerErrors, PhaseDiagnostics, SumWErrors
+
+    diag = PhaseDiagnostics(SumWErrors(crude=1.0, final=1e-6), Geometry(proxy_cosine=0.9),
+                            LayerErrors(pre_polish=0.3, final=1e-12), PhaseSeconds(sum_w=0.1))
+    assert viz_sculpt.phase_report_entries(diag) == {
+        "sum_W": {"crude": 1.0, "final": 1e-6}, "geometry": {"proxy cosine": 0.9},
+        "errors": {"pre-polish": 0.3, "final": 1e-12}, "seconds": {"phase 1": 0.1}}
     fig = viz_sculpt.plot_phase_report(diag, title="t")
     assert len(fig.axes) == 4
     ends = [p.get_x() + p.get_width() for p in fig.axes[0].patches]  # horizontal bars on a log axis

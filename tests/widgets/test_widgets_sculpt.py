@@ -40,11 +40,11 @@ def test_explorers_build_with_their_controls(monkeypatch):
     assert errors["W"][-1] < 1e-8  # the default draw recovers the head
     assert len(sizes) == len(errors["W"])
     drawn = []
-    monkeypatch.setattr(widgets_sculpt.viz, "plot_slice_threshold", lambda *a, **kw: drawn.append(kw))
-    monkeypatch.setattr(widgets_sculpt, "slice_threshold_data", lambda scale, shared, **kw: ({}, scale + shared))
+    monkeypatch.setattr(widgets_sculpt.viz, "plot_slice_threshold", lambda q, curves, **kw: drawn.append(curves))
+    monkeypatch.setattr(widgets_sculpt, "slice_threshold_data", lambda scale, shared, **kw: scale + shared)
     w = widgets_sculpt.slice_explorer(rng=0, live=True)
     controls(w)["|Theta_i|"].value = 6.0
-    assert drawn[-1]["crude"] == pytest.approx(6.8)  # the redraw used the slider's values
+    assert drawn[-1] == pytest.approx(6.8)  # the redraw used the slider's values
 
 
 def test_report_explorer_runs_learn_and_plots_diagnostics(monkeypatch):
@@ -54,7 +54,7 @@ def test_report_explorer_runs_learn_and_plots_diagnostics(monkeypatch):
     w = widgets_sculpt.report_explorer(rng=0, live=True)
     assert {"|Theta_i|", "shared", "examples", "seed"} <= set(controls(w))
     diag = got[-1]
-    assert diag["errors"]["final"] < 1e-6 and "proxy cosine" in diag["geometry"]
+    assert diag.errors.final < 1e-6 and diag.geometry.proxy_cosine is not None
 
 
 def test_body_explorer_validates(monkeypatch):

@@ -1,7 +1,10 @@
-"""Autoregressive attention programs: Lookup, Copy and If-Then as explicit linear-attention heads.
+"""Autoregressive attention programs: Lookup, Copy and If-Then as explicit linear-attention heads (chapter 6).
 
-The public names are re-exported by :mod:`attnlib.tasks.turing`, which says
-what follows the paper (Yau et al., App F) and what is the book's simplification.
+A token is a row of named attribute blocks (:class:`Layout`). Each primitive is one head: Lookup
+matches an attribute of the rightmost token against an attribute of every token and copies what it
+finds; Copy is a Lookup on the position code; If-Then is a short program of Copies and a Lookup.
+:mod:`attnlib.tasks.turing` compiles a Turing machine's step from them, re-exports these names and
+says what follows the paper (Yau et al., App F) and what is the book's simplification.
 """
 
 from __future__ import annotations
@@ -11,12 +14,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_float_array, check_flag, check_nonnegative_int, check_positive_int
+from .._arguments import arguments, instance, structure
+from .._validation import as_float_array, check_choice, check_positive_int
 from ..heads import Heads
 
 MAX_DIM = 4000  # tokens larger than this are refused before anything is allocated
 
 
+@arguments(blocks=structure("a sequence of (name, size) pairs"))
 class Layout:
     """Named attribute blocks of a token: ``layout["cell"]`` is a slice of coordinates.
 
@@ -36,9 +41,14 @@ class Layout:
     """
 
     def __init__(self, blocks):
+        if isinstance(blocks, (str, bytes)) or not hasattr(blocks, "__iter__"):
+            raise TypeError(f"blocks must be a sequence of (name, size) pairs; received {type(blocks).__name__}")
         self._slices: dict[str, slice] = {}
         start = 0
-        for name, size in blocks:
+        for block in blocks:
+            if not isinstance(block, (tuple, list)) or len(block) != 2 or not isinstance(block[0], str):
+                raise TypeError(f"blocks must hold (name, size) pairs with a str name; received {block!r}")
+            name, size = block
             if name in self._slices:
                 raise ValueError(f"block names must be unique; {name!r} appears twice")
             size = check_positive_int(f"size of block {name!r}", size)
@@ -63,21 +73,27 @@ class Layout:
         """Block names in order."""
         return list(self._slices)
 
+    @arguments(name="text")
     def size(self, name: str) -> int:
         """Width of a block."""
-        s = self[name]
+        s = self._slices[check_choice("name", name, tuple(self._slices))]
         return s.stop - s.start
 
+    @arguments(values=structure("block=index (a one-hot) or block=array (copied in)"))
     def token(self, **values) -> np.ndarray:
         """A token with the given blocks filled: an int gives a one-hot, an array is copied in."""
         x = np.zeros(self.d)
         for name, value in values.items():
+            check_choice("a block's name", name, tuple(self._slices))
+            if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.ndarray, list, tuple)):
+                raise TypeError(f"{name} must be an index or an array of size {self.size(name)}; received "
+                                f"{type(value).__name__}")
             if isinstance(value, numbers.Integral):
                 if not 0 <= value < self.size(name):
                     raise ValueError(f"block {name!r} has size {self.size(name)}; received index {value}")
                 x[self[name].start + int(value)] = 1.0
             else:
-                x[self[name]] = value
+                x[self[name]] = as_float_array(name, value)
         return x
 
     def __repr__(self) -> str:
@@ -85,6 +101,7 @@ class Layout:
         return f"Layout(d={self.d}: {parts})"
 
 
+@arguments(query="text", key="text", writes=structure("a tuple of (source, dest, B_V) triples"), B_Q="optarray")
 @dataclass(frozen=True)
 class Op:
     """One head: score ``x_n[query] B_Q . x_b[key]``, write ``sum_b score_b x_b[source] B_V`` into ``dest``.
@@ -99,6 +116,8 @@ class Op:
     B_Q: np.ndarray | None = None
 
 
+@arguments(query="text", key="text", writes=structure("a sequence of (source, dest) or (source, dest, B_V)"),
+           B_Q="optarray")
 def lookup(query: str, key: str, writes, *, B_Q=None) -> Op:
     """The paper's Lookup: match ``B_Q`` of the rightmost token's ``query`` against every token's ``key``.
 
@@ -125,9 +144,6 @@ def lookup(query: str, key: str, writes, *, B_Q=None) -> Op:
     >>> attention(X, heads, kind="linear")[-1][layout["out"]]
     array([1., 0.])
     """
-    for name, value in (("query", query), ("key", key)):
-        if not isinstance(value, str):
-            raise TypeError(f"{name} must be an attribute name (str); received {value!r} ({type(value).__name__})")
     if isinstance(writes, (str, bytes)) or not hasattr(writes, "__iter__"):
         raise TypeError(f"writes must be a sequence of (source, dest) or (source, dest, B_V); received {writes!r}")
     writes = list(writes)
@@ -136,12 +152,12 @@ def lookup(query: str, key: str, writes, *, B_Q=None) -> Op:
             raise TypeError(f"writes must hold (source, dest) or (source, dest, B_V) with attribute names; "
                             f"received {w!r}")
     if B_Q is not None:
-        B_Q = as_float_array("B_Q", B_Q)
         if B_Q.ndim != 2:
             raise ValueError(f"B_Q must be a matrix; received shape {B_Q.shape}")
     return Op(query, key, tuple((w[0], w[1], w[2] if len(w) > 2 else None) for w in writes), B_Q)
 
 
+@arguments(offset="count", writes=structure("a sequence of (source, dest) or (source, dest, B_V)"), n_pos="size")
 def copy(offset: int, writes, n_pos: int) -> Op:
     """The paper's Copy: a Lookup on the position code shifted by ``-offset``.
 
@@ -161,12 +177,12 @@ def copy(offset: int, writes, n_pos: int) -> Op:
     >>> attention(X, heads, kind="linear")[-1][layout["out"]]
     array([0., 1.])
     """
-    offset = check_nonnegative_int("offset", offset)
-    n_pos = check_positive_int("n_pos", n_pos)
     shift = np.eye(n_pos, k=-int(offset))  # (query pos r) -> (key pos r - offset)
     return lookup("pos", "pos", writes, B_Q=shift)
 
 
+@arguments(condition="text", pairs=structure("a sequence of ((a_source, a_map), (b_source, b_map))"), key="text",
+           value="text", dest="text", n_pos="size", carry=structure("a sequence of attribute names"))
 def if_then(condition: str, pairs, key: str, value: str, dest: str, n_pos: int, *, carry=()) -> list[list[Op]]:
     """The paper's If-Then (Alg 5): k tokens write the pairs into dummy attributes, then a Lookup.
 
@@ -191,10 +207,10 @@ def if_then(condition: str, pairs, key: str, value: str, dest: str, n_pos: int, 
     -------
     list of k+1 instructions, each a list of :class:`Op`.
     """
-    n_pos = check_positive_int("n_pos", n_pos)
-    for name, given in (("condition", condition), ("key", key), ("value", value), ("dest", dest)):
-        if not isinstance(given, str):
-            raise TypeError(f"{name} must be an attribute name (str); received {given!r} ({type(given).__name__})")
+    if isinstance(pairs, (str, bytes)) or not hasattr(pairs, "__iter__"):
+        raise TypeError(f"pairs must be a sequence of ((a_source, a_map), (b_source, b_map)); received {pairs!r}")
+    if isinstance(carry, (str, bytes)) or not all(isinstance(c, str) for c in carry):
+        raise TypeError(f"carry must be a sequence of attribute names; received {carry!r}")
     pairs = list(pairs)
     for pair in pairs:
         if not (isinstance(pair, (tuple, list)) and len(pair) == 2
@@ -213,6 +229,8 @@ def if_then(condition: str, pairs, key: str, value: str, dest: str, n_pos: int, 
     return program
 
 
+@arguments(layout=instance(Layout, where="tm_layout"), ops=structure("a sequence of Op (from lookup or copy)"),
+           advance="flag")
 def instruction(layout: Layout, ops, *, advance: bool = True) -> Heads:
     """Compile operations into one layer: one head per :class:`Op`.
 
@@ -223,9 +241,6 @@ def instruction(layout: Layout, ops, *, advance: bool = True) -> Heads:
     -------
     Heads of dimension ``layout.d``
     """
-    advance = check_flag("advance", advance)
-    if not isinstance(layout, Layout):
-        raise TypeError(f"layout must be a Layout; received {type(layout).__name__}")
     ops = list(ops)
     for op in ops:
         if not isinstance(op, Op):
@@ -247,6 +262,7 @@ def instruction(layout: Layout, ops, *, advance: bool = True) -> Heads:
     return Heads(Theta, W)
 
 
+@arguments(y="array", layout=instance(Layout, where="tm_layout"))
 def round_token(y, layout: Layout) -> np.ndarray:
     """Round each block to the one-hot of its largest entry, or to zero if all entries are below 1/2.
 
@@ -256,9 +272,6 @@ def round_token(y, layout: Layout) -> np.ndarray:
     >>> round_token([0.1, 0.9, 0.2, 0.3, 0.1], layout)
     array([0., 1., 0., 0., 0.])
     """
-    if not isinstance(layout, Layout):
-        raise TypeError(f"layout must be a Layout; received {type(layout).__name__}")
-    y = as_float_array("y", y)
     if y.shape != (layout.d,):
         raise ValueError(f"y must be one token of shape ({layout.d},) for this layout; received shape {y.shape}")
     out = np.zeros(layout.d)
@@ -269,6 +282,8 @@ def round_token(y, layout: Layout) -> np.ndarray:
     return out
 
 
+@arguments(X="array", program=structure("a sequence of Heads (from instruction)"),
+           layout=instance(Layout, where="tm_layout"))
 def run_program(X, program, layout: Layout) -> tuple[np.ndarray, float]:
     """Apply instructions in order, appending each rounded output as a new token.
 
@@ -284,9 +299,6 @@ def run_program(X, program, layout: Layout) -> tuple[np.ndarray, float]:
         The largest change rounding made; 0 up to floating point when the
         heads are exact.
     """
-    if not isinstance(layout, Layout):
-        raise TypeError(f"layout must be a Layout; received {type(layout).__name__}")
-    X = as_float_array("X", X)
     program = list(program)
     for heads in program:
         if not isinstance(heads, Heads):
@@ -301,6 +313,9 @@ def run_program(X, program, layout: Layout) -> tuple[np.ndarray, float]:
         Xc = np.array(rows)
         y = _last_row(Xc, heads)
         token = round_token(y, layout)
+        if not np.isfinite(y).all():
+            raise ValueError("a head's output overflows float64 (heads with entries too large for X); rescale the "
+                             "program's heads")
         worst = max(worst, float(np.abs(token - y).max()))
         rows.append(token)
     return np.array(rows), worst

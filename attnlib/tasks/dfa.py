@@ -1,21 +1,26 @@
-"""DFAs, their encoding as key/value tokens, the explicit lookup head and the driver.
+"""DFAs, their encoding as key/value tokens, the explicit lookup head and the driver (chapter 6).
 
-The public names are re-exported by :mod:`attnlib.tasks.automata`, which explains the encoding.
+A DFA runs as repeated lookups in its transition table held in the context: the table is S*A
+key/value tokens ``[e_(s, a) | e_delta(s, a)]``, a query token ``[e_(s, a) | 0]`` asks for one
+transition, and one linear-attention head (:func:`lookup_heads`) answers it. :mod:`attnlib.tasks.automata`
+builds data sets from these and re-exports the names of this module.
 """
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_float_array, check_array_dtype, check_int_array, check_positive_int, check_rng
-from ..heads import Heads, as_heads
+from .._arguments import arguments, instance, structure
+from .._validation import check_array_dtype
+from ..heads import Heads
+from ._checks import check_dfas, check_states, check_words
 
 # --- the automaton -------------------------------------------------------------
 
 
+@arguments(delta="intarray", start="index", accepting=structure("booleans (or 0/1), one per state"))
 @dataclass(frozen=True, eq=False)
 class DFA:
     """A deterministic finite automaton.
@@ -43,19 +48,14 @@ class DFA:
     accepting: np.ndarray | None = None
 
     def __post_init__(self):
-        delta = check_array_dtype("delta", self.delta)
+        delta = self.delta
         if delta.ndim != 2 or 0 in delta.shape:
             raise ValueError(f"delta must have shape (S, A) with S, A >= 1; received shape {delta.shape}")
-        if not np.issubdtype(delta.dtype, np.integer):
-            raise TypeError(f"delta must hold integer states; received dtype {delta.dtype}")
         S = delta.shape[0]
         if delta.min() < 0 or delta.max() >= S:
             raise ValueError(
                 f"delta must map into the states 0 .. {S - 1}; received values {delta.min()} .. {delta.max()}"
             )
-        if isinstance(self.start, (bool, np.bool_)) or not isinstance(self.start, numbers.Integral):
-            raise TypeError(f"start must be an integer state in 0 .. {S - 1}; received {self.start!r} "
-                            f"({type(self.start).__name__})")
         if not 0 <= self.start < S:
             raise ValueError(f"start must be a state in 0 .. {S - 1}; received {self.start!r}")
         if self.accepting is None:
@@ -83,15 +83,17 @@ class DFA:
         """Alphabet size A."""
         return self.delta.shape[1]
 
+    @arguments(word="intarray")
     def run(self, word) -> np.ndarray:
         """States visited on ``word``: an int array of length ``len(word) + 1``, starting at ``start``."""
-        word = _check_words(word, self.n_symbols, name="word")
+        word = check_words(word, self.n_symbols, name="word")
         states = np.empty(word.size + 1, dtype=np.int64)
         states[0] = self.start
         for t, a in enumerate(word):
             states[t + 1] = self.delta[states[t], a]
         return states
 
+    @arguments(word="intarray")
     def accepts(self, word) -> bool:
         """Whether the run on ``word`` ends in an accepting state."""
         return bool(self.accepting[self.run(word)[-1]])
@@ -100,6 +102,7 @@ class DFA:
         return f"DFA(S={self.n_states}, A={self.n_symbols}, start={self.start})"
 
 
+@arguments(n_states="size", n_symbols="size", rng="rng")
 def random_dfa(n_states: int, n_symbols: int, *, rng=None) -> DFA:
     """Draw a DFA whose transitions are independent and uniform over the states.
 
@@ -119,12 +122,11 @@ def random_dfa(n_states: int, n_symbols: int, *, rng=None) -> DFA:
     >>> random_dfa(4, 3, rng=0).delta.shape
     (4, 3)
     """
-    rng = check_rng(rng)
-    S = check_positive_int("n_states", n_states)
-    A = check_positive_int("n_symbols", n_symbols)
+    S, A = n_states, n_symbols
     return DFA(rng.integers(0, S, size=(S, A)), 0, rng.random(S) < 0.5)
 
 
+@arguments(N="size", length="size", n_symbols="size", rng="rng")
 def random_words(N: int, length: int, n_symbols: int, *, rng=None) -> np.ndarray:
     """Draw N words of the given length, symbols uniform and independent.
 
@@ -137,16 +139,13 @@ def random_words(N: int, length: int, n_symbols: int, *, rng=None) -> np.ndarray
     >>> random_words(5, 7, 2, rng=0).shape
     (5, 7)
     """
-    rng = check_rng(rng)
-    N = check_positive_int("N", N)
-    length = check_positive_int("length", length)
-    A = check_positive_int("n_symbols", n_symbols)
-    return rng.integers(0, A, size=(N, length))
+    return rng.integers(0, n_symbols, size=(N, length))
 
 
 # --- the encoding --------------------------------------------------------------
 
 
+@arguments(n_states="size", n_symbols="size")
 def token_dim(n_states: int, n_symbols: int) -> int:
     """Token dimension ``d = S*A + S`` of the one-token-per-step encoding.
 
@@ -155,11 +154,10 @@ def token_dim(n_states: int, n_symbols: int) -> int:
     >>> token_dim(3, 2)
     9
     """
-    S = check_positive_int("n_states", n_states)
-    A = check_positive_int("n_symbols", n_symbols)
-    return S * A + S
+    return n_states * n_symbols + n_states
 
 
+@arguments(dfa=instance(DFA))
 def table_tokens(dfa: DFA) -> np.ndarray:
     """The transition table as S*A key/value tokens.
 
@@ -174,7 +172,6 @@ def table_tokens(dfa: DFA) -> np.ndarray:
     >>> T.shape, T[1].tolist()
     ((4, 6), [0.0, 1.0, 0.0, 0.0, 0.0, 1.0])
     """
-    dfa = _check_dfa(dfa)
     S, A = dfa.n_states, dfa.n_symbols
     T = np.zeros((S * A, S * A + S))
     T[:, : S * A] = np.eye(S * A)
@@ -182,6 +179,7 @@ def table_tokens(dfa: DFA) -> np.ndarray:
     return T
 
 
+@arguments(states="intarray", symbols="intarray", n_states="size", n_symbols="size")
 def query_tokens(states, symbols, n_states: int, n_symbols: int) -> np.ndarray:
     """Query tokens ``[e_(s, a) | 0]`` for arrays of states and symbols of the same shape.
 
@@ -195,10 +193,9 @@ def query_tokens(states, symbols, n_states: int, n_symbols: int) -> np.ndarray:
     array([[0., 1., 0., 0., 0., 0.],
            [0., 0., 0., 1., 0., 0.]])
     """
-    S = check_positive_int("n_states", n_states)
-    A = check_positive_int("n_symbols", n_symbols)
-    states = _check_int_array("states", states, S)
-    symbols = _check_int_array("symbols", symbols, A)
+    S, A = n_states, n_symbols
+    states = check_states("states", states, S)
+    symbols = check_states("symbols", symbols, A)
     if states.shape != symbols.shape:
         raise ValueError(f"states and symbols must have the same shape; received {states.shape} and {symbols.shape}")
     Q = np.zeros(states.shape + (S * A + S,))
@@ -206,6 +203,7 @@ def query_tokens(states, symbols, n_states: int, n_symbols: int) -> np.ndarray:
     return Q
 
 
+@arguments(n_states="size", n_symbols="size")
 def lookup_heads(n_states: int, n_symbols: int) -> Heads:
     """The explicit one-head layer that performs one transition lookup.
 
@@ -230,8 +228,7 @@ def lookup_heads(n_states: int, n_symbols: int) -> Heads:
     >>> attention(X, lookup_heads(2, 2), kind="linear")[-1]
     array([0., 0., 0., 0., 1., 0.])
     """
-    S = check_positive_int("n_states", n_states)
-    A = check_positive_int("n_symbols", n_symbols)
+    S, A = n_states, n_symbols
     d = S * A + S
     Theta = np.zeros((d, d))
     Theta[: S * A, : S * A] = np.eye(S * A)
@@ -240,6 +237,7 @@ def lookup_heads(n_states: int, n_symbols: int) -> Heads:
     return Heads(Theta, W)
 
 
+@arguments(Y="array", n_states="size", n_symbols="size")
 def decode_states(Y, n_states: int, n_symbols: int) -> np.ndarray:
     """Round outputs to states: the argmax of the value block.
 
@@ -256,9 +254,7 @@ def decode_states(Y, n_states: int, n_symbols: int) -> np.ndarray:
     >>> decode_states([[0, 0, 0, 0, 0.1, 0.9], [0, 0, 0, 0, 0.7, 0.2]], 2, 2)
     array([1, 0])
     """
-    S = check_positive_int("n_states", n_states)
-    A = check_positive_int("n_symbols", n_symbols)
-    Y = as_float_array("Y", Y)
+    S, A = n_states, n_symbols
     if Y.ndim == 0 or Y.shape[-1] != S * A + S:
         raise ValueError(f"Y must have last dimension d = S*A + S = {S * A + S}; received shape {Y.shape}")
     return np.argmax(Y[..., S * A :], axis=-1)
@@ -267,6 +263,7 @@ def decode_states(Y, n_states: int, n_symbols: int) -> np.ndarray:
 # --- the driver ----------------------------------------------------------------
 
 
+@arguments(states="intarray", outputs="array")
 @dataclass(frozen=True, eq=False)
 class DFARun:
     """The result of :func:`execute`.
@@ -282,11 +279,18 @@ class DFARun:
     states: np.ndarray
     outputs: np.ndarray
 
+    def __post_init__(self):
+        if self.states.ndim != 2 or self.outputs.ndim != 3 or self.outputs.shape[:2] != (
+                self.states.shape[0], self.states.shape[1] - 1):
+            raise ValueError(f"states must have shape (N, L+1) and outputs (N, L, d); received shapes "
+                             f"{self.states.shape} and {self.outputs.shape}")
+
     def __repr__(self) -> str:
         N, L = self.outputs.shape[:2]
         return f"DFARun(N={N}, L={L})"
 
 
+@arguments(dfas=structure("a DFA or a list of DFAs of one (S, A)"), words="intarray", heads="optheads")
 def execute(dfas, words, heads: Heads | None = None) -> DFARun:
     """Run automata with a linear-attention layer: look up, round, feed back.
 
@@ -321,14 +325,14 @@ def execute(dfas, words, heads: Heads | None = None) -> DFARun:
     >>> run.states.shape, bool((run.states[0] == dfa.run(word)).all())
     ((1, 21), True)
     """
-    dfas = _check_dfas(dfas)
+    dfas = check_dfas(dfas)
     S, A = dfas[0].n_states, dfas[0].n_symbols
-    words = _check_words(words, A, two_d=True)
+    words = check_words(words, A, two_d=True)
     if words.shape[0] == 1 and len(dfas) > 1:
         words = np.broadcast_to(words, (len(dfas), words.shape[1]))
     if words.shape[0] != len(dfas):
         raise ValueError(f"received {len(dfas)} DFAs but {words.shape[0]} words; give one word per DFA or one in all")
-    heads = lookup_heads(S, A) if heads is None else as_heads(heads)
+    heads = lookup_heads(S, A) if heads is None else heads
     d = S * A + S
     if heads.d != d:
         raise ValueError(f"heads have d={heads.d} but the encoding of S={S}, A={A} has d = S*A + S = {d}")
@@ -345,9 +349,13 @@ def execute(dfas, words, heads: Heads | None = None) -> DFARun:
         qThetaG = np.einsum("nhj,njk->nhk", qTheta, G)  # (N, m, d)
         outputs[:, t] = np.einsum("nhk,hkl->nl", qThetaG, heads.W)  # (N, d)
         states[:, t + 1] = np.argmax(outputs[:, t, S * A :], axis=-1)
+    if not np.isfinite(outputs).all():
+        raise ValueError("the layer's outputs overflow float64 (heads with entries too large for these tokens); "
+                         "rescale heads")
     return DFARun(states, outputs)
 
 
+@arguments(dfa=instance(DFA), word="intarray", states="optintarray")
 def run_contexts(dfa: DFA, word, states=None) -> list[np.ndarray]:
     """The context seen at every step of a run: table tokens, then the queries so far.
 
@@ -367,49 +375,11 @@ def run_contexts(dfa: DFA, word, states=None) -> list[np.ndarray]:
     >>> [X.shape for X in run_contexts(DFA([[0, 1], [1, 0]]), [1, 0])]
     [(5, 6), (6, 6)]
     """
-    dfa = _check_dfa(dfa)
-    word = _check_words(word, dfa.n_symbols, name="word")
-    states = dfa.run(word) if states is None else _check_int_array("states", states, dfa.n_states)
+    word = check_words(word, dfa.n_symbols, name="word")
+    states = dfa.run(word) if states is None else check_states("states", states, dfa.n_states)
     if states.shape != (word.size + 1,):
         raise ValueError(f"states must have shape ({word.size + 1},) for a word of length {word.size}; "
                          f"received {states.shape}")
     Q = query_tokens(states[:-1], word, dfa.n_states, dfa.n_symbols)  # (L, d)
     T = table_tokens(dfa)
     return [np.vstack([T, Q[: t + 1]]) for t in range(word.size)]
-
-
-# --- checks --------------------------------------------------------------------
-
-
-def _check_dfa(dfa) -> DFA:
-    if not isinstance(dfa, DFA):
-        raise TypeError(f"expected an attnlib.tasks.automata.DFA; received {type(dfa).__name__}")
-    return dfa
-
-
-def _check_dfas(dfas) -> list:
-    dfas = [dfas] if isinstance(dfas, DFA) else list(dfas)
-    if not dfas:
-        raise ValueError("received no DFAs")
-    for dfa in dfas:
-        _check_dfa(dfa)
-    sizes = {(dfa.n_states, dfa.n_symbols) for dfa in dfas}
-    if len(sizes) > 1:
-        raise ValueError(f"all DFAs must have the same (S, A); received {sorted(sizes)}")
-    return dfas
-
-
-def _check_int_array(name: str, values, upper: int) -> np.ndarray:
-    return check_int_array(name, values, low=0, upper=upper)
-
-
-def _check_words(words, n_symbols: int, *, two_d: bool = False, name: str = "words") -> np.ndarray:
-    words = _check_int_array(name, words, n_symbols)
-    if two_d:
-        if words.ndim == 1:
-            words = words[None]
-        if words.ndim != 2 or words.shape[1] == 0:
-            raise ValueError(f"words must have shape (L,) or (N, L) with L >= 1; received shape {words.shape}")
-    elif words.ndim != 1:
-        raise ValueError(f"word must have shape (L,); received shape {words.shape}")
-    return words
