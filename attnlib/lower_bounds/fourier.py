@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._deprecated import renamed
 from .._linalg import lstsq
 from .._validation import as_float_array, check_choice, check_nonnegative_int, check_positive_int, check_sequences
 from ..attention import attention
@@ -232,9 +231,6 @@ def n_monomials(num_vars: int, degree: int) -> int:
     num_vars = check_positive_int("num_vars", num_vars)
     degree = _check_degree(degree)
     return sum(math.comb(num_vars, k) for k in range(min(degree, num_vars) + 1))
-
-
-feature_count = renamed("feature_count", n_monomials)
 
 
 def _check_degree(degree, name: str = "degree") -> int:

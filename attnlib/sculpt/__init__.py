@@ -33,7 +33,6 @@ from .body import (
     body_slice,
     clip_polygon,
     certify,
-    check_feasible,  # noqa: F401  (deprecated alias of feasible_point)
     feasible_point,
     halfspaces,
     prune,
@@ -64,9 +63,9 @@ from .compare import (
     sweep,
 )
 from .hypercube import all_tokens, constant_sequences, fourth_moment, gap_feature, gap_feature_rank, logit_gaps
-from .instances import Conditions, check_conditions, measure_conditions, min_norm_point, planted_instance  # noqa: F401
+from .instances import Conditions, measure_conditions, min_norm_point, planted_instance
 from .local import PolishInfo, RestartInfo, lbfgs_restarts, polish, polish_from_random, residual_jacobian
-from .pipeline import SculptReport, SculptResult, carve, learn, sculpt  # noqa: F401  (sculpt: deprecated name of carve)
+from .pipeline import SculptReport, SculptResult, carve, learn
 from .proxy import min_norm_proxy, proxy_margins, refine_sum_W, slice_curve
 from .single_head import learn_single_head
 from .span import Span, face_span, random_span, span_alignment, spectral_span

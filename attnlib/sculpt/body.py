@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._deprecated import renamed
 from .._validation import as_float_array, check_positive_float, check_real
 from ._common import SculptError, check_data, check_matrix, distinct_from, gap_features, gather_tokens, linprog_highs
 
@@ -355,9 +354,6 @@ def feasible_point(body: Body, *, phase: str = "phase 2") -> np.ndarray:
     if body.bound is None:
         body = body.with_bound(1e6)
     return support(body, np.zeros((d, d)), phase=phase)[1]
-
-
-check_feasible = renamed("check_feasible", feasible_point)
 
 
 def body_slice(body: Body, origin, basis, *, box: float = 10.0) -> np.ndarray:

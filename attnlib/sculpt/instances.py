@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._deprecated import renamed
 from .._validation import (
     as_float_array,
     check_flag,
@@ -200,9 +199,6 @@ def measure_conditions(
     if gram_cond > max_gram_condition:
         failures.append(f"(d) Theta_i nearly dependent (Gram condition number {gram_cond:.3g})")
     return Conditions(sum_cond, norms, ratio, lam, separation, gram_cond, tuple(failures))
-
-
-check_conditions = renamed("check_conditions", measure_conditions)
 
 
 def planted_instance(m: int, d: int, *, scale: float = 4.0, shared: float = 0.6, check: bool = True,

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from .._deprecated import renamed
 from .._validation import check_choice, check_flag, check_positive_float, check_positive_int, check_rng
 from ..heads import Heads
 from ._common import ItemAccess, SculptError, check_data, check_heads, check_m
@@ -178,9 +177,6 @@ def carve(X, Y, *, rounds: int = 2, delta: float = 0.05, quantile: float = 0.05)
         raise
     out["seconds"]["phases 2-3"] = time.perf_counter() - clock
     return SculptReport(**out)
-
-
-sculpt = renamed("sculpt", carve)
 
 
 def _sculpt_rounds(X, Y, S, out, rounds, delta, quantile):

@@ -30,16 +30,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._deprecated import moved_names
 from .._validation import check_flag, check_positive_int, check_rng
 from ..attention import attention
 from ..heads import Heads
 
 __all__ = ["Memories", "memory_heads", "sample_memories"]
-
-# moved to the regression part: an experiment, not data
-__getattr__ = moved_names(__name__, {"Sweep": "attnlib.rkhs.experiments",
-                                      "identifiability_sweep": "attnlib.rkhs.experiments"})
 
 
 def memory_heads(m: int) -> Heads:
