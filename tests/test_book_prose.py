@@ -1,6 +1,6 @@
 """The prose cannot drift from the computation: numbers glued, statements sourced and witnessed.
 
-The rules (README, "Prose bound to the computation"), read with the same parser as the claims
+The rules (CONTRIBUTING.md, "Prose bound to the computation"), read with the same parser as the claims
 index (``book/_ext/prose.py``):
 
 1. A result-like number in a page's prose (a decimal, a percentage, scientific notation, a
