@@ -70,7 +70,9 @@ def make_env(folder: Path) -> Path:
     """A fresh venv with numpy, scipy and IPython (fetched now, before the offline part); its python."""
     venv.create(folder, with_pip=True)
     python = folder / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "-q", *pins()], check=True)
+    done = subprocess.run([str(python), "-m", "pip", "install", "-q", *pins()], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SetupError(f"could not make the venv of a Colab student:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
     stubs = folder / "stubs"
     for package in ("google", "google/colab", "otter"):
         (stubs / package).mkdir(parents=True, exist_ok=True)
@@ -106,12 +108,13 @@ def check(zip_path: Path, python: Path) -> str:
     version = wheel_version(zip_path)
     subprocess.run([str(python), "-m", "pip", "uninstall", "-q", "-y", "attnlib"], capture_output=True)
     env = offline_env(python.parent.parent / "stubs")
-    probe = ("import importlib.util, sys; spec = importlib.util.find_spec('attnlib'); "
-             "print(spec.origin if spec else '')")
-    if subprocess.run([str(python), "-c", probe], capture_output=True, text=True, env=env).stdout.strip():
-        raise SetupError("attnlib is importable before the set-up cell ran: the check would prove nothing")
+    probe = "import importlib.util; spec = importlib.util.find_spec('attnlib'); print(spec.origin if spec else '')"
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
+        found = subprocess.run([str(python), "-c", probe], cwd=folder, capture_output=True, text=True, env=env)
+        if found.stdout.strip():
+            raise SetupError(f"attnlib is importable ({found.stdout.strip()}) before the set-up cell ran: the "
+                             "check would prove nothing")
         (folder / zip_path.name).write_bytes(zip_path.read_bytes())  # uploaded with the Files panel
         first = run_cell(python, source, folder, env)
         if not (folder / name).exists():
@@ -134,8 +137,8 @@ def main(argv: list[str]) -> int:
         print(__doc__)
         return 2
     with tempfile.TemporaryDirectory() as tmp:
-        python = make_env(Path(tmp) / "venv")
         try:
+            python = make_env(Path(tmp) / "venv")
             for zip_path in zips:
                 print(check(zip_path, python))
         except SetupError as err:
