@@ -243,6 +243,8 @@ def test_contributing_names_every_script_and_every_ci_step():
     missing = [s for s in scripts if s not in CONTRIBUTING]
     assert not missing, f"CONTRIBUTING.md does not describe {missing}"
     steps = re.findall(r'^step "([^"]+)"', CI, re.M)
+    steps += [name for variable, name in re.findall(r'^(\w+)="([^"]+)"$', CI, re.M)
+              if f'start_beside "${variable}"' in CI]
     assert len(steps) >= 18
     missing = [s for s in steps if f"| `{s}` |" not in CONTRIBUTING]
     assert not missing, f"CONTRIBUTING.md's table of .ci/run leaves out {missing}"
