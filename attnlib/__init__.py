@@ -69,7 +69,10 @@ from .landscape import interpolate, loss_along_line, partners
 from .training import TrainResult, loss_and_gradient, squared_loss, train
 
 #: The installed distribution's version: pyproject.toml is its one source.
-__version__ = importlib.metadata.version("attnlib")
+try:
+    __version__ = importlib.metadata.version("attnlib")
+except importlib.metadata.PackageNotFoundError:  # imported from a checkout that was never installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "Heads",
