@@ -57,20 +57,24 @@ share has a public name (in a private module such as ``sculpt/_common.py``).
 Every subpackage is imported on first use, so matplotlib, ipywidgets and scipy
 load only when a chapter needs them. A chapter imports its views one way:
 ``from attnlib.viz import rkhs as viz`` and ``from attnlib.widgets import rkhs as widgets``.
-Old module paths (``attnlib.viz_rkhs``, ``attnlib.boolean_fourier``, ...) still
-work for one release and warn (see ``attnlib._deprecated``).
 """
 
 from __future__ import annotations
 
-from . import _deprecated
+import importlib
+import importlib.metadata
+
 from .attention import attention, attention_weights, softmax
 from .heads import Heads, random_heads
 from .inputs import boolean_inputs, gaussian_inputs
 from .landscape import Partners, interpolate, loss_along_line, partners
 from .training import TrainResult, loss_and_gradient, squared_loss, train
 
-__version__ = "0.1.0"
+#: The installed distribution's version: pyproject.toml is its one source.
+try:
+    __version__ = importlib.metadata.version("attnlib")
+except importlib.metadata.PackageNotFoundError:  # imported from a checkout that was never installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "Heads",
@@ -92,7 +96,9 @@ __all__ = [
 
 _SUBPACKAGES = ("checks", "viz", "widgets", "rkhs", "tasks", "sculpt", "lower_bounds")
 
-_deprecated.install()
-# attnlib.viz_rkhs and the other old module paths, also as attributes
-__getattr__ = _deprecated.moved_names(__name__, {}, _SUBPACKAGES + tuple(
-    old.split(".", 1)[1] for old in _deprecated.MOVED_MODULES if old.count(".") == 1))
+
+def __getattr__(name):
+    """The subpackages, imported on first use (``attnlib.rkhs`` after ``import attnlib``)."""
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

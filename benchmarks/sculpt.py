@@ -1,7 +1,9 @@
 """Sculpting (the book's reconstruction of Chen and Li) against local optimisation, phase by phase.
 
-    python benchmarks/sculpt.py [--seeds 20] [--large-seeds 5] [--sizes small,large] [--phase3] [--sweep]
-                                [--single-start-seeds 40] [--single-start-settings small:100,d6,...]
+    python benchmarks/sculpt.py                 # the full record the chapters quote (writes the results file)
+    python benchmarks/sculpt.py --jobs 2        # the same, seeds spread over 2 processes (same numbers)
+    python benchmarks/sculpt.py --quick         # a few seeds of each part, printed only
+    python benchmarks/sculpt.py --parts sizes --seeds 5 --no-write     # any part, printed only
 
 For each size -- small (d=4, n=3, m=2, N=3000) and large (d=8, n=4, m=3,
 N=10000) -- every method learns the same planted instances (attnlib.sculpt.
@@ -32,7 +34,14 @@ S instances of each setting of --single-start-settings (a setting written name:K
 with 95% Wilson intervals (attnlib.sculpt.binomial_interval).
 
 The machine is shared and has 2 cores, so BLAS is limited to one thread (set
-OPENBLAS_NUM_THREADS yourself to override) and times are medians over seeds.
+OPENBLAS_NUM_THREADS yourself to override) and times are medians over seeds. ``--jobs J``
+spreads the seeds over J processes (each seed draws from its own generator, so the numbers
+are those of a serial run; the times are those of J busy cores).
+
+The default run is the full record the chapters read: the sizes (20 small and 3 large seeds),
+phase 3 (20 seeds per case), the sweep (3 seeds per cell) and the single starts (100 instances of
+the small setting, 20 of d6 and 40 of each other). Only a run of every part with at least those
+seeds writes the results file; anything less prints and leaves it alone.
 
 Results file
 ------------
@@ -76,9 +85,11 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
+import multiprocessing  # noqa: E402
 import re  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
+from concurrent.futures import ProcessPoolExecutor  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -141,7 +152,25 @@ def number(x):
     return x if np.isfinite(x) else None
 
 
-def run_size(name, spec, seeds):
+def size_seed(spec, seed):
+    """One instance of a size: every method on it, and the phase diagnostics of sculpting."""
+    d, n, m, N = spec["d"], spec["n"], spec["m"], spec["N"]
+    rng = np.random.default_rng(seed)
+    teacher = planted_instance(m, d, rng=rng)
+    X = boolean_inputs(N, n, d, rng=rng)
+    X_test = boolean_inputs(TEST_EXAMPLES, n, d, rng=rng)
+    Y_test = attention(X_test, teacher)
+    res = compare_methods(X, attention(X, teacher), m, X_test, Y_test, restarts=RESTARTS, accept=ACCEPT,
+                          adam_epochs=spec["adam_epochs"], rng=rng)
+    sculpted = res["sculpt_polish"]
+    body = None if sculpted.report.sculpted is None else sculpted.report.sculpted.body
+    return {"runs": {k: (res[k].error, res[k].seconds, res[k].starts, res[k].certified) for k in METHODS},
+            "failed_phase": sculpted.failed_phase,
+            "diagnostics": phase_report_entries(phase_diagnostics(sculpted.report, teacher, X_test, Y_test)),
+            "halfspaces": 0 if body is None else body.n_constraints}
+
+
+def run_size(name, spec, seeds, pool):
     d, n, m, N = spec["d"], spec["n"], spec["m"], spec["N"]
     print(f"\n== {name}: d={d}, n={n}, m={m}, N={N}, planted scale 4, shared 0.6, {seeds} seeds ==")
     errors = {k: [] for k in METHODS}
@@ -150,26 +179,17 @@ def run_size(name, spec, seeds):
     certified = {k: [] for k in METHODS}
     diags, halfspaces = [], []
     failures = []
-    for seed in range(seeds):
-        rng = np.random.default_rng(seed)
-        teacher = planted_instance(m, d, rng=rng)
-        X = boolean_inputs(N, n, d, rng=rng)
-        X_test = boolean_inputs(TEST_EXAMPLES, n, d, rng=rng)
-        Y_test = attention(X_test, teacher)
-        res = compare_methods(X, attention(X, teacher), m, X_test, Y_test, restarts=RESTARTS, accept=ACCEPT,
-                              adam_epochs=spec["adam_epochs"], rng=rng)
-        for k in METHODS:
-            errors[k].append(res[k].error)
-            seconds[k].append(res[k].seconds)
-            starts[k].append(res[k].starts)
-            certified[k].append(res[k].certified)
-        sculpted = res["sculpt_polish"]
-        if sculpted.failed_phase:
-            failures.append((seed, sculpted.failed_phase))
-        diags.append(phase_report_entries(phase_diagnostics(sculpted.report, teacher, X_test, Y_test)))
-        body = None if sculpted.report.sculpted is None else sculpted.report.sculpted.body
-        halfspaces.append(0 if body is None else body.n_constraints)
-        print(f"  seed {seed:2d}: " + ", ".join(f"{METHOD_LABELS[k]} {fmt(res[k].error)} ({res[k].starts})"
+    for seed, one in enumerate(pool.map(size_seed, [spec] * seeds, range(seeds))):
+        for k, (error, secs, used, accepted) in one["runs"].items():
+            errors[k].append(error)
+            seconds[k].append(secs)
+            starts[k].append(used)
+            certified[k].append(accepted)
+        if one["failed_phase"]:
+            failures.append((seed, one["failed_phase"]))
+        diags.append(one["diagnostics"])
+        halfspaces.append(one["halfspaces"])
+        print(f"  seed {seed:2d}: " + ", ".join(f"{METHOD_LABELS[k]} {fmt(errors[k][-1])} ({starts[k][-1]})"
                                                  for k in METHODS), flush=True)
     out = {**spec, "seeds": seeds, "methods": {}, "restarted_seeds": {}}
     print(f"\n  {'method':22s} {'success':>9s} {'starts':>7s} {'most':>5s} {'accepted':>9s} "
@@ -218,19 +238,22 @@ def run_size(name, spec, seeds):
     return out
 
 
-def run_phase3(seeds):
+def phase3_seed(case, seed):
+    """Phase 3 on one instance of a case: the slice's estimate of sum W and the proxy's cosine."""
+    c = PHASE3[case]
+    rng = np.random.default_rng(seed)
+    teacher = planted_instance(2, c["d"], scale=c["scale"], shared=c["shared"], rng=rng)
+    X = boolean_inputs(c["N"], c["n"], c["d"], rng=rng)
+    res = carve(X, attention(X, teacher)).sculpted
+    return relative(res.slice.estimate, teacher.W.sum(0)), cosine(res.proxy, min_norm_point(teacher.Theta)[0])
+
+
+def run_phase3(seeds, pool):
     print("\n== phase 3 on instances with a large shared component (refined sum W from the slices alone) ==")
     out = {"seeds": seeds, "cases": {}}
     for case, c in PHASE3.items():
         d, n, N, scale, shared = c["d"], c["n"], c["N"], c["scale"], c["shared"]
-        errs, coss = [], []
-        for seed in range(seeds):
-            rng = np.random.default_rng(seed)
-            teacher = planted_instance(2, d, scale=scale, shared=shared, rng=rng)
-            X = boolean_inputs(N, n, d, rng=rng)
-            res = carve(X, attention(X, teacher)).sculpted
-            errs.append(relative(res.slice.estimate, teacher.W.sum(0)))
-            coss.append(cosine(res.proxy, min_norm_point(teacher.Theta)[0]))
+        errs, coss = zip(*pool.map(phase3_seed, [case] * seeds, range(seeds)))
         errs, coss = np.array(errs), np.array(coss)
         label = f"d={d} n={n} N={N} scale={scale:g} shared={shared:g}"
         print(f"  {label}: error <= 1% in {np.sum(errs <= 0.01)}/{seeds}"
@@ -242,12 +265,23 @@ def run_phase3(seeds):
     return out
 
 
-def run_sweep(seeds, adam):
-    scales, sizes = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0], [500, 1000, 3000]
-    methods = METHODS if adam else METHODS[:4]
+SWEEP_SCALES, SWEEP_SIZES = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0], [500, 1000, 3000]
+
+
+def sweep_methods(adam):
+    return METHODS if adam else METHODS[:4]
+
+
+def measure_sweep(seeds, adam):
+    """The sweep itself (one task: its seeds share one generator)."""
+    return sweep(SWEEP_SCALES, SWEEP_SIZES, seeds=seeds, methods=sweep_methods(adam), rng=0, adam_epochs=1000,
+                 restarts=RESTARTS, accept=ACCEPT, success=SUCCESS)
+
+
+def run_sweep(seeds, adam, res):
+    scales, sizes = SWEEP_SCALES, SWEEP_SIZES
+    methods = sweep_methods(adam)
     print(f"\n== sweep, d=4, n=3, m=2, shared 0.6, {seeds} seeds per cell, up to 5 starts each: success rate ==")
-    res = sweep(scales, sizes, seeds=seeds, methods=methods, rng=0, adam_epochs=1000, restarts=RESTARTS,
-                accept=ACCEPT, success=SUCCESS)
     out = {"d": 4, "n": 3, "m": 2, "shared": 0.6, "seeds": seeds, "scales": scales, "sizes": sizes, "methods": {}}
     for k in methods:
         starts = res.starts[k]
@@ -267,7 +301,17 @@ def run_sweep(seeds, adam):
     return out
 
 
-def run_single_start(settings):
+def single_seed(name, seed):
+    """Every kind of single start on one instance of a setting."""
+    c = SINGLE_START[name]
+    rng = np.random.default_rng(10_000 + seed)
+    teacher = planted_instance(c["m"], c["d"], scale=c["scale"], shared=c["shared"], check=False, rng=rng)
+    X = boolean_inputs(c["N"], c["n"], c["d"], rng=rng)
+    X_test = boolean_inputs(TEST_EXAMPLES, c["n"], c["d"], rng=rng)
+    return single_starts(X, attention(X, teacher), c["m"], X_test, attention(X_test, teacher), rng=rng)
+
+
+def run_single_start(settings, pool):
     print(f"\n== single starts: one polish run per start; {RULE} ==")
     out = {"rule": RULE, "accept": ACCEPT, "success": SUCCESS, "confidence": 0.95, "interval": "wilson",
            "settings": {}}
@@ -277,12 +321,7 @@ def run_single_start(settings):
         label = f"d={d}, n={n}, m={m}, N={N}, scale {scale:g}, shared {shared:g}"
         print(f"\n  {name}: {label}, {seeds} instances")
         runs, failed = [], 0
-        for seed in range(seeds):
-            rng = np.random.default_rng(10_000 + seed)
-            teacher = planted_instance(m, d, scale=scale, shared=shared, check=False, rng=rng)
-            X = boolean_inputs(N, n, d, rng=rng)
-            X_test = boolean_inputs(TEST_EXAMPLES, n, d, rng=rng)
-            r = single_starts(X, attention(X, teacher), m, X_test, attention(X_test, teacher), rng=rng)
+        for seed, r in enumerate(pool.map(single_seed, [name] * seeds, range(seeds))):
             runs.append(r)
             failed += r.failed_phase is not None
             print(f"    seed {seed:3d}: " + " ".join(f"{k} {v}" for k, v in r.successes(ACCEPT).items()), flush=True)
@@ -303,41 +342,91 @@ def run_single_start(settings):
     return out
 
 
+PARTS = ("sizes", "phase3", "sweep", "single")
+FULL = {"seeds": 20, "large_seeds": 3, "phase3_seeds": 20, "sweep_seeds": 3, "single_start_seeds": 40,
+        "single_start_settings": "small:100,soft,sharp,few_examples,d6:20"}
+QUICK = {"seeds": 2, "large_seeds": 1, "phase3_seeds": 2, "sweep_seeds": 1, "single_start_seeds": 2,
+         "single_start_settings": ",".join(SINGLE_START)}
+
+
+class Serial:
+    """``map`` in this process, for --jobs 1."""
+
+    map = staticmethod(lambda func, *items: map(func, *items))
+
+    def submit(self, func, *args):
+        value = func(*args)
+        return type("Done", (), {"result": staticmethod(lambda: value)})()
+
+    def shutdown(self):
+        pass
+
+
+def full_record(args, parts) -> bool:
+    """Whether this run measured everything the chapters read, with at least the full record's seeds."""
+    settings = dict(item.partition(":")[::2] for item in FULL["single_start_settings"].split(","))
+    asked = dict(item.partition(":")[::2] for item in args.single_start_settings.split(",") if item)
+    enough = all(name in asked and int(asked[name] or args.single_start_seeds) >= int(n or FULL["single_start_seeds"])
+                 for name, n in settings.items())
+    return (set(parts) == set(PARTS) and args.sizes.split(",") == ["small", "large"] and enough
+            and all(getattr(args, k) >= FULL[k] for k in ("seeds", "large_seeds", "phase3_seeds", "sweep_seeds")))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=20)
-    parser.add_argument("--large-seeds", type=int, default=5)
+    parser.add_argument("--parts", default=",".join(PARTS), help=f"any of {','.join(PARTS)}")
+    parser.add_argument("--seeds", type=int, default=FULL["seeds"])
+    parser.add_argument("--large-seeds", type=int, default=FULL["large_seeds"])
     parser.add_argument("--sizes", default="small,large")
-    parser.add_argument("--phase3", action="store_true")
-    parser.add_argument("--sweep", action="store_true")
-    parser.add_argument("--sweep-seeds", type=int, default=3)
-    parser.add_argument("--sweep-adam", action="store_true", help="include Adam in the sweep (5 starts x 1000 epochs per run: slow)")
-    parser.add_argument("--single-start-seeds", type=int, default=0, help="instances per setting of the single-start measurement (0: skip it)")
-    parser.add_argument("--single-start-settings", default=",".join(SINGLE_START),
+    parser.add_argument("--phase3-seeds", type=int, default=FULL["phase3_seeds"])
+    parser.add_argument("--sweep-seeds", type=int, default=FULL["sweep_seeds"])
+    parser.add_argument("--sweep-adam", action="store_true",
+                        help="include Adam in the sweep (5 starts x 1000 epochs per run: slow)")
+    parser.add_argument("--single-start-seeds", type=int, default=FULL["single_start_seeds"],
+                        help="instances per setting of the single-start measurement")
+    parser.add_argument("--single-start-settings", default=FULL["single_start_settings"],
                         help=f"any of {','.join(SINGLE_START)}, each optionally with its own seeds: small:100,d6:40")
+    parser.add_argument("--quick", action="store_true", help="a few seeds of every part, printed only")
+    parser.add_argument("--jobs", type=int, default=1, help="processes to spread the seeds over")
     parser.add_argument("--no-write", action="store_true", help="print only; leave benchmarks/results/sculpt.json alone")
     args = parser.parse_args()
+    if args.quick:
+        for key, value in QUICK.items():
+            setattr(args, key, value)
+    parts = [p for p in args.parts.split(",") if p]
+    unknown = set(parts) - set(PARTS)
+    if unknown:
+        parser.error(f"--parts: unknown {sorted(unknown)}; choose from {','.join(PARTS)}")
     start = time.perf_counter()
+    pool = (ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("fork")) if args.jobs > 1
+            else Serial())
+    sweep_task = pool.submit(measure_sweep, args.sweep_seeds, args.sweep_adam) if "sweep" in parts else None
     results = {"config": {"accept": ACCEPT, "success": SUCCESS, "restarts": RESTARTS, "test_examples": TEST_EXAMPLES,
-                          "planted_scale": SCALE, "shared": SHARED, "rule": RULE}, "sizes": {}}
-    for name in args.sizes.split(","):
-        if name:
-            results["sizes"][name] = run_size(name, SIZES[name], args.seeds if name == "small" else args.large_seeds)
-    if args.phase3:
-        results["phase3"] = run_phase3(20)
-    if args.sweep:
-        results["sweep"] = run_sweep(args.sweep_seeds, args.sweep_adam)
-    if args.single_start_seeds:
+                          "planted_scale": SCALE, "shared": SHARED, "rule": RULE, "jobs": args.jobs}, "sizes": {}}
+    if "sizes" in parts:
+        for name in filter(None, args.sizes.split(",")):
+            seeds = args.seeds if name == "small" else args.large_seeds
+            results["sizes"][name] = run_size(name, SIZES[name], seeds, pool)
+    if "phase3" in parts:
+        results["phase3"] = run_phase3(args.phase3_seeds, pool)
+    if "single" in parts:
         settings = {}
         for item in filter(None, args.single_start_settings.split(",")):
             name, _, seeds = item.partition(":")
             settings[name] = int(seeds) if seeds else args.single_start_seeds
-        results["single_start"] = run_single_start(settings)
+        results["single_start"] = run_single_start(settings, pool)
+    if sweep_task is not None:
+        results["sweep"] = run_sweep(args.sweep_seeds, args.sweep_adam, sweep_task.result())
+    pool.shutdown()
     total = time.perf_counter() - start
     results["seconds"] = total
     print(f"\ntotal {total:.0f} s")
-    if not args.no_write:
-        print(f"wrote {write_results('sculpt', results)}")
+    if args.no_write or args.quick:
+        return
+    if not full_record(args, parts):
+        print("a partial run: benchmarks/results/sculpt.json, which the chapters read whole, is left as it was")
+        return
+    print(f"wrote {write_results('sculpt', results)}")
 
 
 if __name__ == "__main__":

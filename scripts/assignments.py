@@ -15,8 +15,9 @@ so its published code, pasted into a variant, answers a different question. For 
 1. renders the course's variant into ``_build/assignments/<name>/master/``, next to the grading
    support files (``assignments/_support/``: ``assignment_support.py``, which the tests call, and
    ``assignment_grading.py``, the otter plugin that grades only what a student defines), a wheel of
-   this checkout's ``attnlib`` and the autograder's ``requirements.txt``, which pins that wheel by
-   its hash; the grading image's Python is this one's;
+   this checkout's ``attnlib`` (version ``<release>+g<commit>``) and the autograder's
+   ``requirements.txt``, which pins that wheel by its hash; the grading image's Python is the one
+   CI tests (``binder/runtime.txt``), and the build must run it too;
 2. runs ``otter assign`` into ``_build/assignments/<name>/`` (``student/`` for the students,
    ``autograder/`` with the graded solutions and the autograder zip), then adds the plugin and the
    assignment's given code to the zip (``otter_config.json``);
@@ -30,13 +31,20 @@ so its published code, pasted into a variant, answers a different question. For 
    zeros of the right shape, a swallowed time limit, a renamed file with a top-level loop, and one
    notebook per way of tampering with the grader), grades them with ``scripts/grade_class.py``
    into ``examples/scores.csv``, and requires of each what ``grade_examples`` lists;
-6. writes ``<name>-student.zip`` (the notebook and its public tests, the file students open on
-   Colab, Binder or a laptop) and, for instructors only, ``instructor/<name>-solutions.html``
-   (the reference solutions and the rubrics, with MathJax inlined so that the math renders offline).
+6. writes ``<name>-student.zip`` (the notebook, its public tests and the same attnlib wheel, which
+   the notebook's set-up cell installs on Colab, Binder or a laptop: students download nothing of
+   the library) and, for instructors only, ``instructor/<name>-solutions.html`` (the reference
+   solutions and the rubrics, with MathJax inlined so that the math renders offline).
 
-Before that, a self-test runs ``otter assign`` on a tiny master whose solution cell sits outside
-its raw BEGIN/END SOLUTION block, and requires step 4 to catch it. ``--no-examples`` skips step 5.
-Any failure stops with a message and a non-zero exit status.
+Last, ``scripts/student_setup.py`` runs each student zip's set-up cell as on Colab, offline, in a
+fresh virtual environment, and requires that it installs attnlib from the zip's wheel.
+
+Before that, the script refuses a checkout with changes (it names the changed files): the wheel
+records the commit it was built from, so a build must be that commit (``--allow-dirty`` builds
+anyway, for trying a change, and marks the wheel ``.dirty``: never hand such a build out). A
+self-test runs ``otter assign`` on a tiny master whose solution cell sits outside its raw
+BEGIN/END SOLUTION block, and requires step 4 to catch it. ``--no-examples`` skips step 5. Any
+failure stops with a message and a non-zero exit status.
 """
 
 from __future__ import annotations
@@ -310,25 +318,56 @@ def render(nb: dict, values: dict, *, strict: bool = True) -> dict:
     return out
 
 
-def repository_url() -> str:
-    return yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
-
-
 def attnlib_ref() -> str:
+    """The commit this checkout is at (the wheel's version says it, and so do the requirements)."""
     done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    return done.stdout.strip() if done.returncode == 0 else "main"
+    if done.returncode != 0:
+        raise AssignmentError(f"{ROOT} is not a git checkout ({done.stderr.strip()}): the build records the commit "
+                              "it comes from; build from a clone")
+    return done.stdout.strip()
+
+
+def changed_files(root: Path = ROOT) -> list[str]:
+    """The files of the checkout that differ from its commit: changed, staged, new (not ignored ones)."""
+    done = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=root, capture_output=True,
+                          text=True)
+    if done.returncode != 0:
+        raise AssignmentError(f"cannot tell whether {root} has changes ({done.stderr.strip()}); build from a clone")
+    return [line[3:] for line in done.stdout.splitlines() if line.strip()]
+
+
+def require_clean_tree(allow_dirty: bool, root: Path = ROOT) -> bool:
+    """Refuse a checkout with changes, naming them, unless ``allow_dirty``; whether the tree is dirty."""
+    changed = changed_files(root)
+    if changed and not allow_dirty:
+        listed = "\n  ".join(changed[:40]) + ("\n  ..." if len(changed) > 40 else "")
+        raise AssignmentError(f"the checkout has changes, so the attnlib wheel would not be the commit it names; "
+                              f"commit or stash them (or try a change with --allow-dirty, never for students):\n  "
+                              f"{listed}")
+    return bool(changed)
 
 
 def python_version() -> str:
-    """The grading image's Python: the one this build (and CI) runs."""
-    return f"{sys.version_info.major}.{sys.version_info.minor}"
+    """The grading image's Python: ``binder/runtime.txt``'s, the one CI tests; this build must run it."""
+    pinned = (ROOT / "binder" / "runtime.txt").read_text().strip().removeprefix("python-")
+    here = f"{sys.version_info.major}.{sys.version_info.minor}"
+    if here != pinned:
+        raise AssignmentError(f"the grader runs Python {pinned} (binder/runtime.txt, the one CI tests), and the "
+                              f"build must grade with it too; this is Python {here}: run the script with "
+                              f"python{pinned}")
+    return pinned
+
+
+def wheel_version(wheel: Path) -> str:
+    """``0.2.0+g1a2b3c4d5e6f``: the version in the wheel's file name."""
+    return wheel.name.split("-")[1]
 
 
 def fixed_values(master: dict, wheel_name: str, seed: str) -> dict:
     """The values every master uses besides its variant's: build, time limits, duration."""
     support = support_module()
-    return {"variant": variant_id(seed), "repository": repository_url(), "attnlib_ref": attnlib_ref(),
-            "wheel": wheel_name, "python_version": python_version(), "test_seconds": f"{support.SECONDS:g}",
+    return {"variant": variant_id(seed), "wheel": wheel_name, "attnlib_version": wheel_version(Path(wheel_name)),
+            "python_version": python_version(), "test_seconds": f"{support.SECONDS:g}",
             "cell_seconds": f"{support.CELL_SECONDS:g}", "duration": duration(master)}
 
 
@@ -338,15 +377,22 @@ def pins() -> list[str]:
     return [line.strip() for line in lines if re.match(r"(numpy|scipy)==", line.strip())]
 
 
-def build_wheel(folder: Path) -> Path:
-    """A wheel of this checkout's attnlib: the autograder installs exactly this code."""
+def build_wheel(folder: Path, dirty: bool = False) -> Path:
+    """A wheel of this checkout's attnlib, versioned ``<release>+g<commit>`` (``.dirty`` for a tree with
+    changes): the autograder and the students install exactly this code, and can tell it apart."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "src"
         shutil.copytree(ROOT / "attnlib", src / "attnlib", ignore=shutil.ignore_patterns("__pycache__"))
-        for f in ("pyproject.toml", "README.md", "LICENSE"):
+        for f in ("pyproject.toml", "README.pypi.md", "LICENSE"):
             shutil.copy(ROOT / f, src / f)
+        local = f"+g{attnlib_ref()[:12]}" + (".dirty" if dirty else "")
+        pyproject = (src / "pyproject.toml").read_text()
+        versioned = re.sub(r'(?m)^version = "([^"+]+)"$', lambda m: f'version = "{m.group(1)}{local}"', pyproject)
+        if versioned == pyproject:
+            raise AssignmentError("pyproject.toml has no `version = \"...\"` line to mark with the commit")
+        (src / "pyproject.toml").write_text(versioned)
         done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
                                "-w", str(folder), str(src)], capture_output=True, text=True)
     wheels = sorted(folder.glob("attnlib-*.whl"))
@@ -908,12 +954,16 @@ def build(name: str, seed: str, wheel: Path, with_examples: bool = True, jobs: i
         scored = grade_examples(name, zips[0], master, paths, total, {q: s for q, (s, _) in blank.items()},
                                 jobs=jobs)
 
-    # the file students open, and the instructors' handout
+    # the file students open, with the wheel its set-up cell installs, and the instructors' handout
     student_zip = out / f"{name}-student.zip"
     with zipfile.ZipFile(student_zip, "w", zipfile.ZIP_DEFLATED) as z:
         for path in sorted((out / "student").rglob("*")):
             if path.is_file():
                 z.write(path, path.relative_to(out / "student"))
+        z.write(wheel, wheel.name)
+    setup = next(_source(c) for c in json.loads(student_nb.read_text())["cells"] if c["cell_type"] == "code")
+    if f"%pip install -q {wheel.name}" not in setup or f'"{wheel_version(wheel)}"' not in setup:
+        raise AssignmentError(f"{name}: the student set-up cell does not install {wheel.name} from the zip")
     handout = solutions_handout(solution_nb, out / "instructor", name)
     return {"total": total, "blank": blank_total, "questions": len(questions),
             "solution_lines": len(master_parts(master)["solution_lines"]), "zip": student_zip,
@@ -975,6 +1025,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--no-examples", action="store_true", help="skip grading the example submissions")
     parser.add_argument("--jobs", type=int, default=default_jobs(),
                         help=f"example submissions graded at once (default {default_jobs()}: half the CPUs, at most 4)")
+    parser.add_argument("--allow-dirty", action="store_true",
+                        help="build from a checkout with changes, for trying one (the wheel is marked .dirty; never "
+                             "hand such a build to students)")
     parser.add_argument("--tampering", choices=("first", "each", "combined"), default="first",
                         help="one example notebook per way of tampering (each), all ways in one notebook (combined), "
                              "or each for the first assignment and combined for the others (first, the default)")
@@ -996,10 +1049,12 @@ def main(argv: list[str]) -> int:
               else f"--jobs must be at least 1, got {args.jobs}")
         return 2
     try:
+        dirty = require_clean_tree(args.allow_dirty)
+        python_version()
         seed = read_seed(args.seed_file)
         self_test()
         print("self-test: a solution cell outside its raw solution block is caught in the student version")
-        wheel = build_wheel(OUTPUT / "_wheel")
+        wheel = build_wheel(OUTPUT / "_wheel", dirty)
     except AssignmentError as err:
         print(f"FAILED {err}")
         return 1
@@ -1008,6 +1063,7 @@ def main(argv: list[str]) -> int:
               f"see --seed-file or ${SEED_ENV})")
     else:
         print(f"variant: {variant_id(seed)} (from the course's secret seed)")
+    zips = []
     for i, name in enumerate(names):
         start = time.perf_counter()
         separate = args.tampering == "each" or (args.tampering == "first" and i == 0)
@@ -1025,7 +1081,10 @@ def main(argv: list[str]) -> int:
         if r["examples"]:
             print("  example submissions (" + ", ".join(_summary(k, v, r["total"]) for k, v in r["examples"].items())
                   + ")")
-    return 0
+        zips.append(r["zip"])
+    # the students' side: each zip's set-up cell, run as on Colab, offline, in a fresh venv
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "student_setup.py"), *map(str, zips)])
+    return 0 if done.returncode == 0 else 1
 
 
 if __name__ == "__main__":

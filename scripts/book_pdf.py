@@ -95,7 +95,7 @@ def main(argv: list[str]) -> int:
     missing = missing_tools()
     if missing:
         print(f"PDF edition {'failed (--require)' if args.require else 'skipped'}: {', '.join(missing)} not found. Install TeX with "
-              "`bash scripts/install_latex.sh` (Debian/Ubuntu; see the README), then rerun "
+              "`bash scripts/install_latex.sh` (Debian/Ubuntu; see CONTRIBUTING.md), then rerun "
               f"`python scripts/book_pdf.py{' --student' if args.student else ''}`.")
         return 1 if args.require else 0
     start = time.monotonic()

@@ -7,7 +7,7 @@
 # glyphs: GNU FreeFont, which Sphinx's XeLaTeX set-up uses), latexmk drives the runs, and poppler's
 # pdftotext/pdftoppm let tests/test_book_pdf.py read the PDF and render its pages. Nothing comes
 # from outside the distribution (no tlmgr, no CTAN download). Installed without the "recommended"
-# extras (documentation, other languages' fonts): about 95 s and 410 MB on Debian 12 (see README).
+# extras (documentation, other languages' fonts): about 95 s and 410 MB on Debian 12 (see CONTRIBUTING.md).
 # Needs apt-get (Debian or Ubuntu) and root or sudo. Elsewhere, install a TeX distribution with
 # xelatex, latexmk and the LaTeX packages Sphinx needs (TeX Live "scheme-medium" is enough) and poppler.
 set -euo pipefail

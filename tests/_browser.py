@@ -33,7 +33,7 @@ LAUNCH_ARGS = [
 LOCAL = {"127.0.0.1", "localhost"}
 # Requests to outside hosts that pages make and an offline reader cannot satisfy. None: the
 # ipywidgets manager is served with the book (book/_ext/widget_manager.py). Anything here
-# must also be listed in the README under "Reading offline".
+# must also be listed in CONTRIBUTING.md under "Reading offline".
 OUTSIDE: tuple[re.Pattern, ...] = ()
 
 

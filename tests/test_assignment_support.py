@@ -257,7 +257,6 @@ def test_only_public_functions_are_guarded():
     assert "attnlib.attention.softmax" in names and "attnlib.rkhs.features.cubic_features" in names
     private = [n for n in names if any(part.startswith("_") for part in n.split("."))]
     assert not private, f"private functions guarded: {private[:5]}"
-    assert not any("find_spec" in n for n in names), "Python's import machinery calls the import hook"
 
 
 HONEST_SCIPY = textwrap.dedent("""
@@ -279,16 +278,6 @@ def test_an_honest_scipy_import_goes_through(isolate):
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[1. 1.]"
-
-
-def test_guarding_the_import_hook_would_refuse_it():
-    """The old guard covered private functions (the import hook) and refused calls from the import
-    machinery too: then scipy's import was refused."""
-    script = HONEST_SCIPY.format(path=str(SUPPORT_DIR / "assignment_support.py"), isolate=False).replace(
-        "s.ISOLATE = False", "s._public = lambda name: True\ns._from_import_machinery = lambda frame: False\n"
-                             "s.ISOLATE = False")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    assert done.returncode != 0 and "LibraryCallForbidden" in done.stderr and "find_spec" in done.stderr
 
 
 # --- feedback -----------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,8 @@ spec.loader.exec_module(assignments)
 support = assignments.support_module()
 
 MASTERS = sorted((ROOT / "assignments").glob("*/*.ipynb"))
+#: A wheel as scripts/assignments.py names it: the release, then the commit it was built from.
+WHEEL = "attnlib-0.2.0+g1a2b3c4d5e6f-py3-none-any.whl"
 SEEDS = [assignments.DEMO_SEED] + [f"course seed number {i:03d}" for i in range(12)]
 
 
@@ -35,7 +38,7 @@ def demo_cells(path):
     """The master rendered for the public demo variant (its code parses)."""
     master = json.loads(path.read_text())
     values = {**assignments.variant_values(path.stem, assignments.DEMO_SEED),
-              **assignments.fixed_values(master, "a.whl", assignments.DEMO_SEED)}
+              **assignments.fixed_values(master, WHEEL, assignments.DEMO_SEED)}
     return assignments.render(master, values)["cells"]
 
 
@@ -95,8 +98,11 @@ def test_master_structure(path):
     code = [assignments._source(c) for c in cells if c["cell_type"] == "code"]
     install = code[0]
     assert '"google.colab" in sys.modules' in install and "otter-grader==7.0.0" in install
-    assert "@{{attnlib_ref}}" in install, "Colab installs the attnlib the assignment was built with"
-    assert f"{path.stem}-student.zip" in install
+    assert "git+" not in install and "{{repository}}" not in install, "students download nothing of attnlib"
+    lines = install.splitlines()
+    at = lines.index('if _installed != "{{attnlib_version}}":')
+    assert lines[at + 1] == "    %pip install -q {{wheel}}", "attnlib comes from the wheel in the student zip"
+    assert lines.index(f"    !unzip -oq {path.stem}-student.zip") < at, "on Colab the zip is unpacked first"
     setup = [line for line in code[1].splitlines() if line.strip() and not line.startswith("#")]
     assert setup[:2] == ["import assignment_support", "assignment_support.arm_cells()" + setup[1][30:]], \
         "the cell limit is armed before anything that can fail"
@@ -167,7 +173,7 @@ def test_time_limits_are_stated_as_the_support_file_sets_them():
         text = " ".join(assignments._source(c) for c in cells_of(path))
         assert "{{test_seconds}}" in text and "{{cell_seconds}}" in text
         assert not re.search(r"ten seconds|two minutes|\b\d+ s\b(?! )", text.replace("{{", "")), path.stem
-    values = assignments.fixed_values(json.loads(MASTERS[0].read_text()), "w.whl", assignments.DEMO_SEED)
+    values = assignments.fixed_values(json.loads(MASTERS[0].read_text()), WHEEL, assignments.DEMO_SEED)
     assert values["test_seconds"] == f"{support.SECONDS:g}" and values["cell_seconds"] == f"{support.CELL_SECONDS:g}"
     guide = (ROOT / "book" / "instructors.md").read_text()
     grade_class = (ROOT / "scripts" / "grade_class.py").read_text()
@@ -233,7 +239,7 @@ def test_course_extra_installs_what_its_commands_need():
 
 
 def extra(path):
-    return assignments.fixed_values(json.loads(path.read_text()), "a.whl", assignments.DEMO_SEED)
+    return assignments.fixed_values(json.loads(path.read_text()), WHEEL, assignments.DEMO_SEED)
 
 
 @pytest.mark.parametrize("path", MASTERS, ids=[p.stem for p in MASTERS])
@@ -329,6 +335,47 @@ def test_new_seed_creates_its_folder(tmp_path, capsys):
     assert "exists" in capsys.readouterr().out
     assert assignments.main(["--new-seed", str(ROOT / "_build" / "x.seed")]) == 1
     assert assignments.main(["no_such_assignment", "--no-examples"]) == 2
+
+
+def _git(repo, *args):
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args], cwd=repo, check=True,
+                   capture_output=True)
+
+
+def test_a_checkout_with_changes_is_refused_naming_them(tmp_path, tmp_path_factory):
+    _git(tmp_path, "init", "-q")
+    (tmp_path / ".gitignore").write_text("_build/\n")
+    (tmp_path / "a.py").write_text("x = 1\n")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-q", "-m", "start")
+    (tmp_path / "_build").mkdir()
+    (tmp_path / "_build" / "out.txt").write_text("built")  # ignored: a build's own output is not a change
+    assert assignments.require_clean_tree(False, tmp_path) is False
+    (tmp_path / "a.py").write_text("x = 2\n")
+    (tmp_path / "new").mkdir()
+    (tmp_path / "new" / "b.py").write_text("y = 1\n")
+    with pytest.raises(assignments.AssignmentError, match=r"(?s)has changes.*a\.py.*new/b\.py"):
+        assignments.require_clean_tree(False, tmp_path)
+    assert assignments.require_clean_tree(True, tmp_path) is True
+    with pytest.raises(assignments.AssignmentError, match="cannot tell"):
+        assignments.require_clean_tree(False, tmp_path_factory.mktemp("not_a_checkout"))
+
+
+def test_the_grader_runs_the_python_ci_tests(tmp_path, monkeypatch):
+    runtime = (ROOT / "binder" / "runtime.txt").read_text().strip()
+    assert runtime == f"python-{sys.version_info.major}.{sys.version_info.minor}", "CI runs binder's Python"
+    assert assignments.python_version() == runtime.removeprefix("python-")
+    (tmp_path / "binder").mkdir()
+    (tmp_path / "binder" / "runtime.txt").write_text("python-3.13\n")
+    monkeypatch.setattr(assignments, "ROOT", tmp_path)
+    with pytest.raises(assignments.AssignmentError, match="runs Python 3.13 .* run the script with python3.13"):
+        assignments.python_version()
+
+
+def test_the_wheel_version_names_the_commit():
+    assert assignments.wheel_version(Path(WHEEL)) == "0.2.0+g1a2b3c4d5e6f"
+    values = assignments.fixed_values(json.loads(MASTERS[0].read_text()), WHEEL, assignments.DEMO_SEED)
+    assert values["attnlib_version"] == "0.2.0+g1a2b3c4d5e6f" and values["wheel"] == WHEEL
 
 
 # --- example submissions ------------------------------------------------------------------------

@@ -24,7 +24,6 @@ import inspect
 import re
 import threading
 import time
-import warnings
 
 import numpy as np
 import pytest
@@ -57,8 +56,6 @@ from attnlib.lower_bounds import fourier
 from attnlib.rkhs import experiments as rkhs_exp
 from attnlib.tasks import associative_memory as am
 from attnlib.tasks import automata, turing
-
-warnings.filterwarnings("ignore", category=DeprecationWarning)
 
 # ---------------------------------------------------------------------------
 # shared valid inputs (the setup)
@@ -1237,21 +1234,16 @@ def test_bad_sizes_are_named(value):
 
 
 # ---------------------------------------------------------------------------
-# the reproducers under their old names (moved or renamed, warning once)
+# the reproducers, under the names they have now
 # ---------------------------------------------------------------------------
 
 
-def test_old_names_raise_the_same_named_errors():
-    with pytest.warns(DeprecationWarning, match="measure_conditions"):
-        with pytest.raises(ValueError, match="norm_window must be a pair"):
-            sculpt.check_conditions(TEACHER, norm_window=(1,))
-    with pytest.warns(DeprecationWarning, match="carve"):
-        with pytest.raises(TypeError, match="delta must be a positive number"):
-            sculpt.sculpt(XS, YS, delta="big")
-    with warnings.catch_warnings():  # the module path warns on its first import only
-        warnings.simplefilter("ignore", DeprecationWarning)
-        from attnlib import boolean_fourier
-    np.testing.assert_array_equal(boolean_fourier.walsh_hadamard(np.ones(4) * 1e308), [1e308, 0, 0, 0])
+def test_reproducers_raise_named_errors():
+    with pytest.raises(ValueError, match="norm_window must be a pair"):
+        sculpt.measure_conditions(TEACHER, norm_window=(1,))
+    with pytest.raises(TypeError, match="delta must be a positive number"):
+        sculpt.carve(XS, YS, delta="big")
+    np.testing.assert_array_equal(fourier.walsh_hadamard(np.ones(4) * 1e308), [1e308, 0, 0, 0])
 
 
 def test_a_series_of_the_wrong_length_is_named():

@@ -7,7 +7,7 @@ is also checked as an offline reader sees it), visits every page of the table of
 contents, and fails on
 
 - a JavaScript error, other than the few known requests to outside hosts
-  (``OUTSIDE`` below, listed in the README under "Reading offline");
+  (``OUTSIDE`` below, listed in CONTRIBUTING.md under "Reading offline");
 - a broken internal link or anchor, or an image that does not load;
 - raw MyST or directive text on the page (``{prf:``, ``{exercise}``, ``:::`` ...);
 - a chapter page showing fewer figures than its notebook has (e.g. a build whose

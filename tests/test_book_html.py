@@ -133,7 +133,7 @@ def test_chapter_links_to_the_api_reference(docname):
     links = [a["href"] for tag, a in tags(docname) if tag == "a" and "api.html#attnlib." in a.get("href", "")]
     assert links, (f"{docname} never links to the API reference: in the markdown, name a function as "
                    "inline code where it is first used, e.g. `attnlib.train`, `viz.plot_loss_curves`, or as "
-                   "the chapter imports it (README, 'Linking from a chapter')")
+                   "the chapter imports it (CONTRIBUTING.md, 'Linking from a chapter')")
     for href in links:
         anchor = unquote(href.split("#", 1)[1])
         assert anchor in element_ids(HTML / "book" / "api.html"), f"dead API link {href}"

@@ -159,8 +159,7 @@ def _functions():
 
     Public: a module whose path has no part starting with ``_``, and in it the names of its
     ``__all__`` (or, without one, the names not starting with ``_``), with the public methods of
-    the public classes among them, each defined in a public module. Private helpers, such as the
-    import hook of ``attnlib._deprecated`` that Python's import machinery calls, are never touched.
+    the public classes among them, each defined in a public module. Private helpers are never touched.
     """
     import importlib
 

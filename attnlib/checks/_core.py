@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -12,6 +13,12 @@ import numpy as np
 
 #: Seconds one case may take before the check gives up on the learner's function.
 CASE_TIMEOUT = 10.0
+
+#: What a check says, once, where it cannot limit a case's time.
+NO_TIME_LIMIT = ("attnlib.checks: this Python has neither signal.setitimer nor threads (in the browser, "
+                 "under Pyodide?), so the checks run your function without a time limit; if a check "
+                 "does not return, interrupt it and look for an endless loop")
+_said_no_time_limit = False
 
 
 class CheckFailure(AssertionError):
@@ -65,7 +72,9 @@ def call_with_timeout(fn: Callable, args: tuple, kwargs: dict, seconds: float | 
     before that call returns. Elsewhere (Windows, or a check run from a worker
     thread) the function runs in a daemon thread that is abandoned after
     ``seconds``: the check reports the timeout, and the learner is told to
-    restart the kernel, since that thread keeps running.
+    restart the kernel, since that thread keeps running. Where no thread can
+    start either (Pyodide, in the browser), the function runs without a time
+    limit, and the first such call says so (``NO_TIME_LIMIT``).
     """
     if seconds is None:
         return fn(*args, **kwargs)
@@ -93,13 +102,24 @@ def call_with_timeout(fn: Callable, args: tuple, kwargs: dict, seconds: float | 
             result["error"] = err
 
     worker = threading.Thread(target=target, daemon=True)
-    worker.start()
+    try:
+        worker.start()
+    except RuntimeError:  # "can't start new thread"
+        _say_no_time_limit()
+        return fn(*args, **kwargs)
     worker.join(seconds)
     if worker.is_alive():
         raise CaseTimeout("the function is still running in a background thread; restart the kernel to stop it")
     if "error" in result:
         raise result["error"]
     return result["value"]
+
+
+def _say_no_time_limit() -> None:
+    global _said_no_time_limit
+    if not _said_no_time_limit:
+        _said_no_time_limit = True
+        warnings.warn(NO_TIME_LIMIT, RuntimeWarning, stacklevel=4)
 
 
 def _compare_one(check: str, case: Case, label: str, got, expected: np.ndarray, rtol: float, atol: float, inputs: str,

@@ -49,7 +49,6 @@ from .fourier import (
     LowDegreeCurve,
     LowDegreeFit,
     boolean_cube,
-    feature_count,  # noqa: F401  (deprecated alias of n_monomials)
     fourier_spectrum,
     low_degree_curve,
     low_degree_regression,

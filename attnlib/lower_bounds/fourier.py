@@ -19,7 +19,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._arguments import arguments, choice, structure
-from .._deprecated import renamed
 from .._linalg import lstsq
 from .._validation import as_float_array, check_sequences
 from ..attention import attention
@@ -251,7 +250,6 @@ def n_monomials(num_vars: int, degree: int) -> int:
     return sum(math.comb(num_vars, k) for k in range(min(degree, num_vars) + 1))
 
 
-feature_count = renamed("feature_count", n_monomials)
 
 
 def _monomials(K: int, degree: int) -> list:

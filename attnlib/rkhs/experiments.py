@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._deprecated import renamed_keyword
 from .._validation import check_positive_float, check_positive_int, check_rng
 from ..attention import attention
 from ..heads import Heads, random_heads
@@ -32,7 +31,7 @@ __all__ = ["HeadCount", "HeadsRace", "MemoryRuns", "Sweep", "adam_on_memories", 
            "heads_and_layers", "learning_curve", "minimisers_by_heads"]
 
 
-def learning_curve(d: int, noise: float, *, Ns=None, n: int = 6, N_test: int = 200, rng=None, n_test=None):
+def learning_curve(d: int, noise: float, *, Ns=None, n: int = 6, N_test: int = 200, rng=None):
     """Relative test error of regression against N, for a random 2-head teacher with label noise.
 
     Parameters
@@ -48,8 +47,6 @@ def learning_curve(d: int, noise: float, *, Ns=None, n: int = 6, N_test: int = 2
     N_test : int, default 200
         Test sequences.
     rng : int, numpy.random.Generator or None
-    n_test : int, optional
-        Deprecated spelling of ``N_test``.
 
     Returns
     -------
@@ -57,7 +54,6 @@ def learning_curve(d: int, noise: float, *, Ns=None, n: int = 6, N_test: int = 2
     errors : ndarray
         ``||F_hat - F|| / ||F||`` on fresh inputs, one per N.
     """
-    N_test = renamed_keyword("learning_curve", "n_test", n_test, "N_test", N_test)
     rng = check_rng(rng)
     psi = n_features(d)
     Ns = np.unique(np.geomspace(psi // 2, 16 * psi, 9).astype(int)) if Ns is None else np.asarray(Ns)
@@ -407,7 +403,7 @@ class Sweep:
 
 
 def identifiability_sweep(shares, *, N: int = 2**14, m: int = 2, steps: int = 1000, N_test: int = 2000,
-                          rng=None, n_test=None) -> Sweep:
+                          rng=None) -> Sweep:
     """For each orthogonal share: certificate, distance to the truth, and out-of-distribution error.
 
     Parameters
@@ -420,8 +416,6 @@ def identifiability_sweep(shares, *, N: int = 2**14, m: int = 2, steps: int = 10
         Budget of the iterative solver.
     N_test : int
         Fresh Gaussian-source tables for the out-of-distribution error.
-    n_test : int, optional
-        Deprecated spelling of ``N_test``.
     rng : int, numpy.random.Generator or None
 
     Returns
@@ -446,7 +440,6 @@ def identifiability_sweep(shares, *, N: int = 2**14, m: int = 2, steps: int = 10
     >>> sweep.rank.tolist(), bool(sweep.distance["exact"][0] < 1e-10), bool(sweep.distance["exact"][1] > 0.1)
     ([40, 36], True, True)
     """
-    N_test = renamed_keyword("identifiability_sweep", "n_test", n_test, "N_test", N_test)
     N, N_test = check_positive_int("N", N), check_positive_int("N_test", N_test)
     rng = check_rng(rng)
     shares = np.atleast_1d(np.asarray(shares, dtype=float))

@@ -32,7 +32,6 @@ from .body import (
     Certificates,
     body_slice,
     certify,
-    check_feasible,  # noqa: F401  (deprecated alias of feasible_point)
     clip_polygon,
     feasible_point,
     halfspaces,
@@ -65,7 +64,7 @@ from .compare import (
     sweep,
 )
 from .hypercube import all_tokens, constant_sequences, fourth_moment, gap_feature, gap_feature_rank, logit_gaps
-from .instances import Conditions, check_conditions, measure_conditions, min_norm_point, planted_instance  # noqa: F401
+from .instances import Conditions, measure_conditions, min_norm_point, planted_instance
 from .local import (
     PolishInfo,
     PolishRuns,
@@ -78,7 +77,7 @@ from .local import (
     refit_residual,
     residual_jacobian,
 )
-from .pipeline import PhaseSeconds, SculptReport, SculptResult, carve, learn, sculpt  # noqa: F401  (sculpt: deprecated name of carve)
+from .pipeline import PhaseSeconds, SculptReport, SculptResult, carve, learn
 from .proxy import Sculpted, SliceFit, min_norm_proxy, proxy_margins, refine_sum_W, sculpt_rounds, slice_curve
 from .single_head import learn_single_head
 from .span import SPAN_METHODS, Span, SpanAlignment, face_span, find_span, random_span, span_alignment, spectral_span

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._arguments import arguments, instance, structure
-from .._deprecated import renamed
 from .._validation import as_float_array, check_sequences
 from ._common import SculptError, check_data, check_matrix, distinct_from, gap_features, gather_tokens, linprog_highs
 
@@ -396,7 +395,6 @@ def feasible_point(body: Body, *, phase: str = "phase 2") -> np.ndarray:
     return support(body, np.zeros((d, d)), phase=phase)[1]
 
 
-check_feasible = renamed("check_feasible", feasible_point)
 
 
 @arguments(body=instance(Body, where="sculpt_body"), origin="array", basis="array", box="tol")

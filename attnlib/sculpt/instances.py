@@ -14,7 +14,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._arguments import arguments, interval, structure
-from .._deprecated import renamed
 from .._validation import check_positive_float, wrap_fields
 from ..heads import Heads
 
@@ -195,7 +194,6 @@ def measure_conditions(
     return Conditions(sum_cond, norms, ratio, lam, separation, gram_cond, tuple(failures))
 
 
-check_conditions = renamed("check_conditions", measure_conditions)
 
 
 @arguments(m="size", d="size", scale="tol", shared=interval(0.0, 1.0, high_open=True), check="flag", rng="rng")

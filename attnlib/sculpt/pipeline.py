@@ -11,7 +11,6 @@ import time
 from dataclasses import dataclass, fields, replace
 
 from .._arguments import arguments, choice, instance
-from .._deprecated import renamed
 from ..heads import Heads
 from ._common import SculptError, check_data, check_m, check_nonzero_labels
 from .candidates import Candidates, span_candidates
@@ -203,7 +202,6 @@ def carve(X, Y, *, rounds: int = 2, delta: float = 0.05, quantile: float = 0.05)
     return draft.report
 
 
-sculpt = renamed("sculpt", carve)
 
 
 @arguments(X="cube", Y="array", m="size", rng="rng", polish="flag", tol="tol", starts="size", rounds="size",

@@ -14,14 +14,19 @@ output can be checked against the truth. Submodules are imported on first use
 
 from __future__ import annotations
 
-from .._deprecated import moved_names
+import importlib
 
 _SUBMODULES = (
     "associative_memory",
     "automata", "dfa", "programs", "turing",
 )
 
-__getattr__ = moved_names(__name__, {}, _SUBMODULES)
+
+def __getattr__(name):
+    """The submodules, imported on first use."""
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__():

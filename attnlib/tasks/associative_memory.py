@@ -31,15 +31,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._arguments import arguments, choice, interval
-from .._deprecated import moved_names
 from ..attention import attention
 from ..heads import Heads
 
 __all__ = ["Memories", "memory_heads", "sample_memories"]
-
-# moved to the regression part: an experiment, not data
-__getattr__ = moved_names(__name__, {"Sweep": "attnlib.rkhs.experiments",
-                                      "identifiability_sweep": "attnlib.rkhs.experiments"})
 
 
 @arguments(m="size")

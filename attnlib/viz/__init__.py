@@ -24,23 +24,18 @@ so the static page and the live widget show the same picture.
 
 from __future__ import annotations
 
-from .._deprecated import moved_names
+import importlib
+
 from ._style import COLORS, STYLE  # noqa: F401  (the book's palette and rc settings)
 
 _SUBMODULES = ("attention", "training", "rkhs", "tasks", "sculpt", "lower_bounds", "diagrams", "prose")
 
-#: names that lived in the single module ``attnlib.viz`` before it became a package
-_MOVED = {
-    "plot_attention_maps": "attention",
-    "plot_sharpness": "attention",
-    "plot_loss_curves": "training",
-    "plot_loss_along_line": "training",
-    "plot_errorbars": "training",
-}
 
-
-__getattr__ = moved_names(__name__, {name: f"{__name__}.{module}" for name, module in _MOVED.items()},
-                          _SUBMODULES)
+def __getattr__(name):
+    """The submodules, imported on first use."""
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__():

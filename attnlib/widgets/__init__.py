@@ -20,16 +20,16 @@ ipywidgets is imported here, not by ``import attnlib``.
 
 from __future__ import annotations
 
-from .._deprecated import moved_names
+import importlib
 
 _SUBMODULES = ("attention", "training", "rkhs", "tasks", "sculpt", "lower_bounds")
 
-#: names that lived in the single module ``attnlib.widgets`` before it became a package
-_MOVED = {"attention_explorer": "attention", "loss_landscape_explorer": "training"}
 
-
-__getattr__ = moved_names(__name__, {name: f"{__name__}.{module}" for name, module in _MOVED.items()},
-                          _SUBMODULES)
+def __getattr__(name):
+    """The submodules, imported on first use."""
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__():

@@ -5,7 +5,7 @@ keeps the prose bound to the computation (``tests/test_book_prose.py``), so the 
 the chapters differently. It reads notebooks as JSON and markdown pages as text; nothing here
 imports Sphinx.
 
-The conventions it reads (README, "Prose bound to the computation"):
+The conventions it reads (CONTRIBUTING.md, "Prose bound to the computation"):
 
 - A statement is a ``prf`` directive with a ``:label:``. It names its ``:source:`` (``ours``,
   ``reconstruction``, ``standard``, or text with a ``{cite}`` role and the place in the paper),

@@ -259,3 +259,31 @@ def test_a_case_timeout_gives_an_outer_timer_back_what_is_left_of_it():
     assert not fired
     assert 4.0 < left <= 4.86  # 5 s less three cases of 0.05 s, with room for a slow machine
     assert interval == 0.5
+
+
+def test_without_timers_or_threads_a_check_runs_without_its_time_limit_and_says_so_once(monkeypatch):
+    """Pyodide, simulated: no signal.setitimer, and Thread.start raises as it does there."""
+    import signal
+    import threading
+    import time
+    import warnings
+
+    from attnlib.checks import _core
+
+    def no_thread(self):
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.delattr(signal, "setitimer")
+    monkeypatch.setattr(threading.Thread, "start", no_thread)
+    monkeypatch.setattr(_core, "_said_no_time_limit", False)
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        check_softmax(lambda S: np.exp(S - S.max(-1, keepdims=True)) / np.exp(S - S.max(-1, keepdims=True)).sum(
+            -1, keepdims=True))
+        start = time.monotonic()
+        assert _core.call_with_timeout(time.sleep, (0.3,), {}, 0.05) is None  # past its limit, not stopped
+        assert time.monotonic() - start >= 0.3
+        with pytest.raises(CheckFailure, match="check_softmax: on case"):
+            check_softmax(lambda S: S)
+    assert [str(w.message) for w in said] == [_core.NO_TIME_LIMIT]
+    assert said[0].category is RuntimeWarning

@@ -1,4 +1,4 @@
-"""Tests for attnlib.checks.lower_bounds and .boolean_fourier: independent references pass, mistakes fail.
+"""Tests for attnlib.checks.lower_bounds: independent references pass, mistakes fail.
 
 The references solve the alternating system with numpy, find the hidden set by
 trying every candidate, and compute Fourier coefficients by a mean over the

@@ -1,4 +1,4 @@
-"""Tests for attnlib.sculpt.phases: the estimates of sum W_i, the min-norm proxy and the slices."""
+"""Tests for attnlib.sculpt.sum_w and .proxy: the estimates of sum W_i, the min-norm proxy and the slices."""
 
 import itertools
 

@@ -58,8 +58,9 @@ def _colours(artist):
         if artist.get_linewidth() > 0:
             yield "patch edge", artist.get_edgecolor()
     elif isinstance(artist, Collection):
-        for c in artist.get_facecolors():
-            yield "collection face", c
+        if artist.get_array() is None:  # a colour-mapped collection (a colour bar) is a heat map: its map is checked
+            for c in artist.get_facecolors():
+                yield "collection face", c
         for c in artist.get_edgecolors():
             yield "collection edge", c
     elif isinstance(artist, Text) and artist.get_text().strip():
@@ -119,7 +120,8 @@ def test_figure_colours_come_from_the_palette(name):
                 bad.add((what, tuple(round(v, 3) for v in to_rgba(colour))))
     assert not bad, f"{name}: colours outside COLORS and the greys: {sorted(bad)[:6]}"
     for ax in fig.axes:
-        for image in ax.images:
+        mapped = [c for c in ax.collections if c.get_array() is not None]
+        for image in [*ax.images, *mapped]:
             cmap = image.get_cmap()
             if isinstance(cmap, ListedColormap) and cmap.name not in MAPS:
                 assert all(_allowed(c) for c in cmap.colors), f"{name}: listed map {cmap.name} leaves the palette"

@@ -1,0 +1,250 @@
+"""The release's files agree with each other and with what they describe.
+
+- One version: ``pyproject.toml``, the installed metadata (``attnlib.__version__``), the latest
+  entry of ``CHANGELOG.md``, ``CITATION.cff`` and the BibTeX blocks of the README and the preface.
+- One Python floor: ``requires-python``, the README, ``binder/runtime.txt`` and ruff's target.
+- The changelog's tables of moved names: every new path resolves and no old one does.
+- ``CITATION.cff`` is valid (cffconvert, when installed: ``.ci/run``'s release step installs it and
+  requires this test) and says what the other files say (title, version, date, licences, URLs).
+- The book's address is derived from ``repository.url`` as the launch buttons are, and every file
+  that states it states the same one.
+- The README is a front door (at most 150 lines) whose two commands are the ones ``.ci/run`` runs;
+  ``CONTRIBUTING.md`` names every script and every step of ``.ci/run``.
+- The dependency floors are what ``scripts/lowest_requirements.py`` installs.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+import inspect
+import os
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+from _site import skip_or_fail
+
+import attnlib
+
+ROOT = Path(__file__).resolve().parents[1]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
+CITATION = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+README = (ROOT / "README.md").read_text()
+CHANGELOG = (ROOT / "CHANGELOG.md").read_text()
+CONTRIBUTING = (ROOT / "CONTRIBUTING.md").read_text()
+INTRO = (ROOT / "book" / "intro.md").read_text()
+CI = (ROOT / ".ci" / "run").read_text()
+VERSION = PYPROJECT["project"]["version"]
+
+
+def book_url() -> str:
+    """``https://<owner>.github.io/<name>/`` from ``repository.url``, as GitHub Pages serves it."""
+    owner, name = re.fullmatch(r"https://github\.com/([\w.-]+)/([\w.-]+)", CONFIG["repository"]["url"]).groups()
+    return f"https://{owner.lower()}.github.io/{name}/"
+
+
+def bibtex(text: str) -> str:
+    blocks = re.findall(r"```bibtex\n(.*?)```", text, re.S)
+    assert len(blocks) == 1, "one BibTeX block"
+    return blocks[0]
+
+
+def releases() -> list[tuple[str, str]]:
+    """``(version, date)`` of every released entry of the changelog, newest first."""
+    return re.findall(r"(?m)^## \[(\d+\.\d+\.\d+)\] - (\d{4}-\d{2}-\d{2})$", CHANGELOG)
+
+
+# --------------------------------------------------------------------------- one version
+
+
+def test_the_version_is_one_across_the_release_files():
+    assert attnlib.__version__ == importlib.metadata.version("attnlib") == VERSION, (
+        "attnlib.__version__ is read from the installed metadata: reinstall (pip install -e .) after changing "
+        "pyproject.toml's version")
+    assert releases()[0][0] == VERSION, "the changelog's latest release is pyproject.toml's version"
+    assert str(CITATION["version"]) == VERSION
+    assert str(CITATION["date-released"]) == releases()[0][1], "CITATION.cff's date is the release's"
+    for where, text in (("README.md", README), ("book/intro.md", INTRO)):
+        assert f"note         = {{Version {VERSION}}}" in bibtex(text), where
+
+
+def test_the_changelog_keeps_a_changelog():
+    assert CHANGELOG.startswith("# Changelog\n")
+    assert "## [Unreleased]" in CHANGELOG
+    versions = [v for v, _ in releases()]
+    assert versions == sorted(versions, key=lambda v: tuple(map(int, v.split("."))), reverse=True)
+    dates = [d for _, d in releases()]
+    assert dates == sorted(dates, reverse=True)
+    url = CONFIG["repository"]["url"]
+    for version in versions:
+        assert f"[{version}]: {url}/releases/tag/v{version}" in CHANGELOG, f"the link of [{version}]"
+    assert f"[Unreleased]: {url}/compare/v{versions[0]}...HEAD" in CHANGELOG
+
+
+# --------------------------------------------------------------------------- moved names
+
+
+def resolve(path: str):
+    """The object at a dotted path: the longest importable module, then attributes. Raises if none."""
+    parts = path.split(".")
+    for cut in range(len(parts), 0, -1):
+        module = ".".join(parts[:cut])
+        try:
+            obj = importlib.import_module(module)
+        except ModuleNotFoundError:
+            continue
+        for attribute in parts[cut:]:
+            obj = getattr(obj, attribute)  # AttributeError: the name is not there
+        return obj
+    raise ModuleNotFoundError(path)
+
+
+def moved() -> list[tuple[str, str]]:
+    """The rows of the changelog's tables of moved and renamed names (`old` | `new`)."""
+    rows = re.findall(r"(?m)^\| `([\w.]+(?:\(\w+=\))?)` \| (`[^|]+`) \|$", CHANGELOG)
+    return [(old, new) for old, news in rows for new in re.findall(r"`([\w.]+(?:\(\w+=\))?)`", news)]
+
+
+def test_the_changelog_lists_the_names_that_moved():
+    rows = moved()
+    assert len(rows) >= 30
+    assert ("attnlib.viz_rkhs", "attnlib.viz.rkhs") in rows and ("attnlib.sculpt.sculpt", "attnlib.sculpt.carve") in rows
+
+
+@pytest.mark.parametrize(("old", "new"), moved())
+def test_a_moved_name_is_at_its_new_path_only(old, new):
+    keyword = re.fullmatch(r"([\w.]+)\((\w+)=\)", new)
+    if keyword:  # a renamed keyword of a function that stayed
+        function, name = keyword.groups()
+        old_name = re.fullmatch(r"[\w.]+\((\w+)=\)", old).group(1)
+        parameters = inspect.signature(resolve(function)).parameters
+        assert name in parameters and old_name not in parameters
+        return
+    assert resolve(new) is not None
+    with pytest.raises((ImportError, AttributeError)):
+        resolve(old)
+
+
+def test_no_deprecation_layer_remains():
+    assert importlib.util.find_spec("attnlib._deprecated") is None
+    sources = "\n".join(p.read_text() for p in (ROOT / "attnlib").rglob("*.py"))
+    assert "moved_names" not in sources and "renamed_keyword" not in sources
+
+
+# --------------------------------------------------------------------------- citation, licences, URLs
+
+
+def test_citation_cff_is_valid():
+    command = os.environ.get("CFFCONVERT") or (
+        str(Path(sys.executable).parent / "cffconvert") if (Path(sys.executable).parent / "cffconvert").exists()
+        else None)
+    if command is None:
+        skip_or_fail("cffconvert is not installed here (it pins jsonschema < 4, which the book's tools cannot use); "
+                     ".ci/run's release step installs it in its own venv and sets CFFCONVERT")
+    done = subprocess.run([command, "--validate", "--infile", str(ROOT / "CITATION.cff")], capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_citation_says_what_the_other_files_say():
+    assert CITATION["cff-version"] == "1.2.0"
+    assert CITATION["license"] == ["MIT", "CC-BY-4.0"]
+    assert CITATION["repository-code"] == CONFIG["repository"]["url"]
+    assert CITATION["url"] == book_url()
+    assert [a["name"] for a in CITATION["authors"]] == [a["name"] for a in PYPROJECT["project"]["authors"]]
+    assert CITATION["authors"][0]["name"] == CONFIG["author"]
+    for text in (bibtex(README), bibtex(INTRO)):
+        assert f"title        = {{{CITATION['title']}}}" in text
+        assert f"year         = {{{str(CITATION['date-released'])[:4]}}}" in text
+    assert bibtex(README) == bibtex(INTRO), "the README and the preface give the same BibTeX"
+
+
+def test_every_address_is_derived_from_repository_url():
+    url, book = CONFIG["repository"]["url"], book_url()
+    assert f"**Read the book: <{book}>**" in README
+    urls = PYPROJECT["project"]["urls"]
+    assert urls["Book"] == book and urls["Source"] == url and urls["Issues"] == f"{url}/issues"
+    assert urls["Changelog"] == f"{url}/blob/{CONFIG['repository']['branch']}/CHANGELOG.md"
+    for where, text in (("README.md", README), ("book/intro.md", INTRO), ("README.pypi.md",
+                                                                           (ROOT / "README.pypi.md").read_text())):
+        found = set(re.findall(r"https://[\w.-]+\.github\.io/[\w.-]+/?|https://github\.com/[\w.-]+/[\w.-]+", text))
+        assert found <= {book, url}, f"{where} names another address: {sorted(found - {book, url})}"
+
+
+def test_licences_are_stated_and_shipped():
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License")
+    assert "Attribution 4.0 International Public License" in (ROOT / "LICENSE-BOOK").read_text()
+    assert PYPROJECT["project"]["license"] == "MIT" and PYPROJECT["project"]["license-files"] == ["LICENSE"]
+    for where, text in (("README.md", README), ("book/intro.md", INTRO)):
+        assert "CC BY 4.0" in text and "MIT" in text and "LICENSE-BOOK" in text, where
+
+
+# --------------------------------------------------------------------------- Python, floors, commands
+
+
+def test_one_python_floor():
+    floor = re.fullmatch(r">=(\d+\.\d+)", PYPROJECT["project"]["requires-python"]).group(1)
+    assert (ROOT / "binder" / "runtime.txt").read_text().strip() == f"python-{floor}"
+    assert f"Python {floor} or newer" in README and f"Python {floor} or newer" in INTRO
+    assert PYPROJECT["tool"]["ruff"]["target-version"] == f"py{floor.replace('.', '')}"
+    assert f"Programming Language :: Python :: {floor}" in PYPROJECT["project"]["classifiers"]
+    assert sys.version_info[:2] >= tuple(map(int, floor.split(".")))
+
+
+def _lowest():
+    spec = importlib.util.spec_from_file_location("lowest_requirements", ROOT / "scripts" / "lowest_requirements.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_dependency_has_the_floor_ci_installs():
+    lowest = _lowest()
+    pins = lowest.lowest(PYPROJECT, ["viz"])
+    deps = [*PYPROJECT["project"]["dependencies"], *PYPROJECT["project"]["optional-dependencies"]["viz"]]
+    assert len(pins) == len(deps)
+    for pin, dep in zip(pins, deps, strict=True):
+        name, version = pin.split("==")
+        assert dep.replace(" ", "") == f"{name}>={version}"
+    broken = {"project": {"dependencies": ["numpy"], "optional-dependencies": {}}}
+    with pytest.raises(ValueError, match="'numpy' in pyproject.toml has no floor"):
+        lowest.lowest(broken, [])
+    with pytest.raises(ValueError, match="extras must be among"):
+        lowest.lowest(PYPROJECT, ["nothing"])
+
+
+def test_the_readme_commands_are_the_ones_ci_runs():
+    commands = re.findall(r"```bash\n(.*?)```", README, re.S)[0].strip().splitlines()
+    assert commands == ["python -m pip install -r requirements.txt && jupyter-book build .",
+                        "python -m pip install -r requirements.txt && python -m pytest"]
+    assert f"step \"README test command\" bash -c '{commands[1]}'" in CI
+    assert "step \"strict book build\" jupyter-book build . -W -n --keep-going" in CI
+    assert "```bash\n" + "\n".join(commands) + "\n```" in INTRO.replace("   ", "")
+
+
+def test_the_readme_is_a_front_door():
+    lines = README.splitlines()
+    assert len(lines) <= 150, f"README.md has {len(lines)} lines; developer material belongs in CONTRIBUTING.md"
+    example = re.findall(r"```python\n(.*?)```", README, re.S)
+    assert len(example) == 1 and 8 <= example[0].count(">>> ") <= 12, "one doctested example of about ten lines"
+    for heading in ("## Use `attnlib` in your own code", "## How to cite", "## Licences", "## Read more"):
+        assert heading in README
+
+
+def test_contributing_names_every_script_and_every_ci_step():
+    scripts = sorted(p.name for p in (ROOT / "scripts").iterdir() if p.suffix in (".py", ".sh"))
+    missing = [s for s in scripts if s not in CONTRIBUTING]
+    assert not missing, f"CONTRIBUTING.md does not describe {missing}"
+    steps = re.findall(r'^step "([^"]+)"', CI, re.M)
+    steps += [name for variable, name in re.findall(r'^(\w+)="([^"]+)"$', CI, re.M)
+              if f'start_beside "${variable}"' in CI]
+    assert len(steps) >= 18
+    missing = [s for s in steps if f"| `{s}` |" not in CONTRIBUTING]
+    assert not missing, f"CONTRIBUTING.md's table of .ci/run leaves out {missing}"
