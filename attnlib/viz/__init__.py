@@ -25,7 +25,9 @@ so the static page and the live widget show the same picture.
 from __future__ import annotations
 
 from .._deprecated import moved_names
-from ._style import COLORS, STYLE  # noqa: F401  (the book's palette and rc settings)
+from ._style import COLORS, STYLE, show_as_vector  # noqa: F401  (the book's palette and rc settings)
+
+show_as_vector()  # in a notebook, figures are stored as SVG (the web page) and PDF (the printed book)
 
 _SUBMODULES = ("attention", "training", "rkhs", "tasks", "sculpt", "lower_bounds", "diagrams", "prose")
 
