@@ -192,6 +192,58 @@ def test_no_missing_glyphs_and_nothing_much_wider_than_the_text():
     assert not [w for w in wide if w > 20], f"lines wider than the text by more than 20pt: {sorted(wide)[-5:]}"
 
 
+TABLES = re.compile(r"\\(begin|end)\{(tabulary|tabular|tabularx|longtable)\}")
+OVERFULL = re.compile(r"Overfull \\hbox \(([\d.]+)pt too wide\) in (?:paragraph|alignment) at lines (\d+)--(\d+)\n"
+                      r"([^\n]*)")
+
+
+def table_lines(tex: str) -> list[tuple[int, int]]:
+    """The (first, last) line of every table environment of the LaTeX source, 1-based, outermost."""
+    ranges, depth, start = [], 0, 0
+    for number, line in enumerate(tex.splitlines(), start=1):
+        for kind, _ in TABLES.findall(line):
+            if kind == "begin":
+                depth, start = depth + 1, start if depth else number
+            elif depth:
+                depth -= 1
+                if not depth:
+                    ranges.append((start, number))
+    return ranges
+
+
+def clipped_in_tables(log: str, tex: str, tolerance: float = 0.1) -> list[str]:
+    """Text wider than its table cell: an overfull box (LaTeX's log) set inside a table of the source.
+
+    A word wider than its column runs into the next cell, where the next cell's text or the row's
+    colour covers it: "Model" printed as "Mod". LaTeX reports each such line as an overfull box at
+    the lines of the table (tabulary: at its end).
+    """
+    tables = table_lines(tex)
+    found = []
+    for width, first, last, text in OVERFULL.findall(log):
+        first, last = int(first), int(last)
+        if float(width) > tolerance and any(lo <= first and last <= hi for lo, hi in tables):
+            words = re.sub(r"\\TU/[^ ]+ |\[\]|\|", "", text).strip()
+            found.append(f"{float(width):.1f}pt too wide at line {first} of book.tex: {words[:50]!r}")
+    return found
+
+
+def test_the_table_check_finds_clipped_cells():
+    tex = "text\n\\begin{tabulary}{\\linewidth}[t]{TT}\nModel & x\n\\end{tabulary}\nmore\n"
+    log = ("Overfull \\hbox (11.96pt too wide) in paragraph at lines 4--4\n[]\\TU/FreeSerif(0)/b/n/10 Model|\n"
+           "Overfull \\hbox (3.0pt too wide) in paragraph at lines 5--5\n[]\\TU/FreeSerif(0)/m/n/10 more\n")
+    assert table_lines(tex) == [(2, 4)]
+    found = clipped_in_tables(log, tex)
+    assert len(found) == 1 and "Model" in found[0] and "11.96" not in found[0] and "12.0pt" in found[0]
+
+
+def test_no_text_is_clipped_in_a_table_cell():
+    require_pdf()
+    found = clipped_in_tables(LOG.read_text(errors="replace"), (PDF.parent / "book.tex").read_text())
+    assert not found, "table cells whose text is wider than the cell (give the table :widths:):\n  " + \
+        "\n  ".join(found[:12])
+
+
 def test_no_page_is_wider_than_the_paper():
     require_pdf()
     info = run("pdfinfo", "-f", "1", "-l", str(len(pages())), str(PDF))

@@ -318,6 +318,10 @@ def plot_identifiability(sweep, *, solvers=None, log_distance: bool = False):
     return fig
 
 
+#: the lowest share of its bound a run is drawn at; below it a run is rounding error
+RATIO_FLOOR = 1e-6
+
+
 @styled
 def plot_bound_check(actual, bound, *, xlabel: str = "bound", ylabel: str = "observed", title: str | None = None):
     """How much of its bound each observed value uses: observed / bound against the bound.
@@ -337,7 +341,8 @@ def plot_bound_check(actual, bound, *, xlabel: str = "bound", ylabel: str = "obs
         One dot per run at (bound, observed / bound), both on log axes, with the bound
         itself as the dashed line at 1: a dot on the line uses all of its bound, a dot a
         decade below it uses a tenth, so the slack of every run can be read off. Runs
-        whose observed value is 0 sit on the bottom edge, marked.
+        whose share is below ``RATIO_FLOOR`` (rounding error, or 0) sit on the floor as
+        downward triangles.
     """
     actual, bound = as_float_array("actual", actual), as_float_array("bound", bound)
     if actual.shape != bound.shape or actual.size == 0:
@@ -349,19 +354,21 @@ def plot_bound_check(actual, bound, *, xlabel: str = "bound", ylabel: str = "obs
     ax = axes[0, 0]
     ratio = actual / bound
     positive = ratio[ratio > 0]
-    floor = float(positive.min()) / 10 if positive.size else 1e-3
-    ax.plot(bound, np.maximum(ratio, floor), "o", ms=7, color=COLORS[0], alpha=0.8, ls="none", label="a run")
+    floor = max(float(positive.min()) / 3 if positive.size else RATIO_FLOOR, RATIO_FLOOR)
+    low = ratio < floor
+    ax.plot(bound[~low], ratio[~low], "o", ms=7, color=COLORS[0], alpha=0.8, ls="none", label="a run")
+    if low.any():  # rounding error, or zero: on the floor, pointing down
+        ax.plot(bound[low], np.full(int(low.sum()), floor), "v", ms=8, color=COLORS[0], ls="none",
+                label=f"below {floor:.0e}")
     ax.axhline(1.0, color=GREYS["dark"], ls=(0, (6, 3)), lw=1.2, label="observed = bound")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_ylim(floor / 2, 3.0)
-    if np.any(ratio <= 0):
-        ax.text(0.01, floor, "observed 0", transform=ax.get_yaxis_transform(), va="bottom", color=GREYS["dark"])
     ax.set_xlabel(xlabel)
     ax.set_ylabel(f"{ylabel} / bound")
     if title:
         ax.set_title(title)
-    legend_below(fig, ax, ncol=2)
+    legend_below(fig, ax, ncol=3)
     return fig
 
 

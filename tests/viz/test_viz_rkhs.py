@@ -54,12 +54,15 @@ def test_learning_curve_and_bound_check():
     np.testing.assert_array_equal(ax.get_lines()[0].get_xdata(), [10, 20, 40])
     assert ax.get_lines()[0].get_ydata()[-1] == 1e-17  # zero drawn at the floor of the log axis
     assert ax.get_lines()[1].get_xdata()[0] == 18
-    fig = viz_rkhs.plot_bound_check([1e-3, 1e-2, 0.0], [1e-2, 1e-1, 1.0])
-    x, y = fig.axes[0].get_lines()[0].get_xdata(), fig.axes[0].get_lines()[0].get_ydata()
-    np.testing.assert_array_equal(x, [1e-2, 1e-1, 1.0])           # the bound along x
-    np.testing.assert_allclose(y[:2], [0.1, 0.1])                  # the share of the bound used
-    assert y[2] < 0.1 and fig.axes[0].texts[0].get_text() == "observed 0"  # a zero on the floor, said so
-    np.testing.assert_array_equal(fig.axes[0].get_lines()[1].get_ydata(), [1.0, 1.0])  # the bound itself
+    fig = viz_rkhs.plot_bound_check([1e-3, 5e-2, 0.0, 1e-22], [1e-2, 1e-1, 1.0, 1.0])
+    dots, floor, line = fig.axes[0].get_lines()
+    np.testing.assert_array_equal(dots.get_xdata(), [1e-2, 1e-1])  # the bound along x
+    np.testing.assert_allclose(dots.get_ydata(), [0.1, 0.5])       # the share of the bound used
+    # a zero and a rounding error on the floor, pointing down, and said so in the legend
+    assert floor.get_marker() == "v" and list(floor.get_xdata()) == [1.0, 1.0]
+    assert list(floor.get_ydata()) == [viz_rkhs.RATIO_FLOOR] * 2
+    assert fig.axes[0].get_ylim()[0] < viz_rkhs.RATIO_FLOOR and fig.axes[0].get_ylim()[0] > 1e-7
+    np.testing.assert_array_equal(line.get_ydata(), [1.0, 1.0])   # the bound itself
     with pytest.raises(ValueError, match="bound must be positive"):
         viz_rkhs.plot_bound_check([1.0], [0.0])
 
