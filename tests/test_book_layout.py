@@ -26,7 +26,7 @@ PROSE_WIDTH = 75
 CHAPTERS = sorted((ROOT / "book").glob("ch[0-9][0-9]_*.ipynb"))
 IDS = [p.stem for p in CHAPTERS]
 # What the page shows instead of text: figures and live widgets.
-NOT_TEXT = ("image/png", "image/svg+xml", "application/vnd.jupyter.widget-view+json", "text/html")
+NOT_TEXT = ("image/png", "image/svg+xml", "application/pdf", "application/vnd.jupyter.widget-view+json", "text/html")
 
 
 def cells(path):

@@ -25,7 +25,7 @@ so the static page and the live widget show the same picture.
 from __future__ import annotations
 
 from .._deprecated import moved_names
-from ._style import COLORS, STYLE, show_as_vector  # noqa: F401  (the book's palette and rc settings)
+from ._style import COLORS, FRAME_DPI, STYLE, show_as_vector  # noqa: F401  (palette, rc settings, frames)
 
 show_as_vector()  # in a notebook, figures are stored as SVG (the web page) and PDF (the printed book)
 

@@ -77,6 +77,10 @@ def clip_edges(poly: np.ndarray, half: float, tol: float = 1e-9) -> np.ndarray:
 
     An edge on the square's boundary is where the drawing stops, not a face of the body.
     """
+    poly = as_float_array("poly", poly)
+    if poly.ndim != 2 or poly.shape[1] != 2:
+        raise ValueError(f"poly must be the vertices of a polygon, shape (V, 2); received shape {poly.shape}")
+    half = check_positive_float("half", half)
     ends = np.roll(poly, -1, axis=0)
     on = [(np.abs(poly[:, i] - side * half) <= tol * half) & (np.abs(ends[:, i] - side * half) <= tol * half)
           for i in (0, 1) for side in (-1, 1)]
@@ -84,7 +88,14 @@ def clip_edges(poly: np.ndarray, half: float, tol: float = 1e-9) -> np.ndarray:
 
 
 def plane_coordinates(M, basis: np.ndarray) -> tuple[np.ndarray, float]:
-    """The coordinates of a (d, d) matrix in the plane of ``basis`` and its distance from that plane."""
+    """The coordinates of a (d, d) matrix in the plane of ``basis`` and its distance from that plane.
+
+    ``basis`` is orthonormal, of shape (2, d, d), as :func:`attnlib.sculpt.body_slice` takes it.
+    """
+    M, basis = as_float_array("M", M), as_float_array("basis", basis)
+    if basis.ndim != 3 or basis.shape[0] != 2 or M.shape != basis.shape[1:]:
+        raise ValueError(f"M must be (d, d) and basis (2, d, d) of the same d; received shapes {M.shape} and "
+                         f"{basis.shape}")
     q = np.einsum("pq,jpq->j", M, basis)
     return q, float(np.linalg.norm(M - np.einsum("j,jpq->pq", q, basis)))
 

@@ -54,7 +54,7 @@ import ipywidgets as widgets
 from IPython.display import display
 
 from .._validation import check_flag
-from ..viz._style import FRAME_DPI
+from ..viz import FRAME_DPI
 
 #: default ceiling on the frames of one explorer (see PAGE_BUDGET_MB)
 MAX_FRAMES = 64

@@ -68,6 +68,19 @@ def test_clip_edges_finds_the_edges_on_the_frame():
     np.testing.assert_array_equal(clip_edges(wedge, 1.0), [False, True, False])
 
 
+def test_plane_helpers_name_bad_input():
+    from attnlib.viz.sculpt import clip_edges, plane_coordinates
+
+    with pytest.raises(ValueError, match=r"poly must be .* shape \(V, 2\); received shape \(3,\)"):
+        clip_edges(np.zeros(3), 1.0)
+    with pytest.raises(ValueError, match="half"):
+        clip_edges(np.zeros((3, 2)), -1.0)
+    with pytest.raises(ValueError, match=r"received shapes \(3, 3\) and \(2, 4, 4\)"):
+        plane_coordinates(np.eye(3), np.zeros((2, 4, 4)))
+    q, off = plane_coordinates(np.diag([3.0, 4.0]), np.stack([np.diag([1.0, 0.0]), np.diag([0.0, 1.0])]))
+    assert q.tolist() == [3.0, 4.0] and off == 0.0
+
+
 def test_slice_threshold_and_sweep_and_comparison():
     fig = viz_sculpt.plot_slice_threshold([0.01, 0.1], {"a": [1e-3, 1e-2]}, crude=0.5)
     ax = fig.axes[0]
