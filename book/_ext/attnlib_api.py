@@ -288,7 +288,8 @@ class LinkAPILiterals(SphinxPostTransform):
     A name counts if it is written with its module (```attnlib.train```,
     ```viz.plot_loss_curves```) or as the page's own code imports it
     (```cubic_features(X)``` after ``from attnlib.rkhs import cubic_features``,
-    ```lb.fourier_spectrum``` after ``from attnlib import lower_bounds as lb``).
+    ```lb.fourier_spectrum``` after ``from attnlib import lower_bounds as lb``), in a cell
+    the page shows or in one whose input it removes (the set-up cell).
     """
 
     default_priority = 5  # before the reference resolver; the links are made directly
@@ -305,6 +306,8 @@ class LinkAPILiterals(SphinxPostTransform):
         scope[PACKAGE] = PACKAGE
         for block in self.document.findall(nodes.literal_block):
             scope.update(imported_names(block.astext()))
+        for code in _notebook_code(self.env.doc2path(self.env.docname)):
+            scope.update(imported_names(code))  # also cells whose input the page does not show
         linked: set[str] = set()
         for node in list(self.document.findall(nodes.literal)):
             if isinstance(node, nodes.literal_block) or _inside_link_or_title(node):
@@ -332,6 +335,18 @@ class LinkAPILiterals(SphinxPostTransform):
                                node.deepcopy(), title=target)
             ref["classes"].append("api-link")
             node.replace_self(ref)
+
+
+def _notebook_code(path) -> list[str]:
+    """The code cells of a notebook source (the set-up cell's imports are removed from the page)."""
+    import json
+    from pathlib import Path
+
+    path = Path(path)
+    if path.suffix != ".ipynb" or not path.exists():
+        return []
+    cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+    return ["".join(c.get("source", [])) for c in cells if c.get("cell_type") == "code"]
 
 
 def _inside_link_or_title(node: nodes.Node) -> bool:
