@@ -54,7 +54,7 @@ def chapter_stats(path: Path) -> dict:
 #: the columns of the table, and their widths (a list-table with widths, so that print and phones
 #: keep every column readable)
 HEADER = ("chapter", "exercises", "★ / ★★ / ★★★", "pen and paper", "coding", "predict, then run", "minutes")
-WIDTHS = (31, 11, 14, 10, 10, 13, 11)
+WIDTHS = (29, 12, 14, 10, 10, 13, 12)
 
 
 def table() -> str:

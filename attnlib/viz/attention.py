@@ -50,7 +50,7 @@ def plot_attention_maps(X, heads: Heads, *, kind: str = "softmax", causal: bool 
     for ax in axes.flat[heads.m:]:
         ax.set_axis_off()
     for i, ax in enumerate(axes.flat[: heads.m]):
-        im = ax.imshow(A[i], vmin=vmin, vmax=vmax, cmap=cmap)
+        im = ax.imshow(A[i], vmin=vmin, vmax=vmax, cmap=cmap, interpolation="none")  # one sharp cell per weight
         ax.set_title(f"head {i + 1}")
         ax.set_xticks(range(n), [str(b + 1) for b in range(n)])
         ax.set_yticks(range(n), [str(a + 1) for a in range(n)])

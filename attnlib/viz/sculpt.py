@@ -563,8 +563,8 @@ def rate_text(cell: dict) -> str:
     Parameters
     ----------
     cell : dict
-        ``results["single_start"]["settings"][setting]["starts"][kind]``: ``successes``,
-        ``trials``, ``low``, ``high``.
+        One kind of start of one setting: ``starts[kind]`` of an entry of
+        ``results["single_start"]["settings"]``, with ``successes``, ``trials``, ``low``, ``high``.
 
     Examples
     --------

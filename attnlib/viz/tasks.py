@@ -69,7 +69,7 @@ def plot_dfa_step(dfa, word, t: int = 0, heads: Heads | None = None):
     fig, axes = subplots(1, 3, width=2.3, height=max(3.0, 0.3 * n + 1.4), constrained_layout=True,
                           gridspec_kw={"width_ratios": [1.7, 0.9, 0.8]})
     ax = axes[0, 0]
-    ax.imshow(X, cmap="Greys", vmin=0, vmax=1.4, aspect="auto")
+    ax.imshow(X, cmap="Greys", vmin=0, vmax=1.4, aspect="auto", interpolation="none")
     ax.axvline(SA - 0.5, color=COLORS[1], ls="--", lw=1.5)
     rows = [f"({s},{a})→{dfa.delta[s, a]}" for s in range(S) for a in range(A)]
     rows += [f"q{k}: ({states[k]},{word[k]})" for k in range(t + 1)]
@@ -125,7 +125,7 @@ def plot_tm_run(run):
     X = run.X
     fig, (ax, right) = plt.subplots(1, 2, figsize=(COLUMN_IN, 0.42 * len(configs) + 2.1), constrained_layout=True,
                                     gridspec_kw={"width_ratios": [tapes.shape[1], 8.6]})
-    ax.imshow(tapes, cmap="Greys", vmin=0, vmax=max(1, tapes.max()) * 4, aspect="auto")
+    ax.imshow(tapes, cmap="Greys", vmin=0, vmax=max(1, tapes.max()) * 4, aspect="auto", interpolation="none")
     for step, (state, head, tape) in enumerate(configs):
         ax.add_patch(Rectangle((head - 0.5, step - 0.5), 1, 1, fill=False, ec=COLORS[1], lw=2.5))
         ax.text(head, step, f"q{state}", ha="center", va="center", color=COLORS[1], fontweight="bold")
