@@ -11,6 +11,16 @@ document.addEventListener("DOMContentLoaded", () => {
   }
 });
 
+// The table of contents folds a page's sections (the API reference's pages) under a toggle that
+// is only an icon (axe: summary-name). Name each toggle after the page whose sections it shows.
+document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll(".bd-sidebar-primary details > summary").forEach((summary) => {
+    if (summary.textContent.trim() || summary.hasAttribute("aria-label")) return;
+    const link = summary.closest("li") && summary.closest("li").querySelector(":scope > a");
+    summary.setAttribute("aria-label", `Sections of ${link ? link.textContent.trim() : "this page"}`);
+  });
+});
+
 // Scrolling boxes in widget outputs. The widget manager draws each widget's boxes with
 // `overflow: auto`; a box whose content is a few pixels larger than it scrolls, and a region
 // that scrolls but cannot take the focus cannot be scrolled from the keyboard (axe:

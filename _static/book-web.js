@@ -14,3 +14,24 @@ window.addEventListener("error", (event) => {
       "a Python kernel on Binder. The page itself, its figures and its math work offline.";
   });
 }, true);
+
+// A display equation wider than its box scrolls (layout.css): make that box reachable from the
+// keyboard, and name it, so that a reader without a mouse can scroll it too.
+function focusableWideMath() {
+  document.querySelectorAll("main div.math").forEach((box) => {
+    if (box.scrollWidth > box.clientWidth + 1 && !box.hasAttribute("tabindex")) {
+      box.setAttribute("tabindex", "0");
+      box.setAttribute("role", "region");
+      box.setAttribute("aria-label", "wide equation, scrolls sideways");
+    }
+  });
+}
+window.addEventListener("load", () => {
+  const mj = window.MathJax;
+  if (mj && mj.startup && mj.startup.promise) {
+    mj.startup.promise.then(focusableWideMath);
+  } else {
+    focusableWideMath();
+  }
+});
+window.addEventListener("resize", focusableWideMath);

@@ -37,16 +37,15 @@
     return { controls, frames: frames.size, precomputed: (state[id]?.state?._dom_classes || []).includes("attnlib-frames") };
   }
 
+  // One short line under each widget; what each control changes is said in the widget itself,
+  // one line per control (the notes of attnlib.widgets). The longer story (live=True, Binder,
+  // Colab) is told once, in the preface.
   function noteText(info) {
-    const named = info.controls.map(([name, n]) => `“${name}”` + (n ? ` (${n} values)` : ""));
-    const list = named.length > 1 ? named.slice(0, -1).join(", ") + " and " + named.at(-1) : named[0] || "its controls";
     if (info.precomputed) {
-      return `Interactive figure: move ${list} to switch between its ${info.frames} precomputed frames; ` +
-        "this works on the page itself, without a kernel and offline. For values between those, run the " +
-        "chapter (Binder, Colab or Live Code, from the rocket menu at the top) and pass live=True.";
+      return `Precomputed: ${info.frames} frames, switched on the page without a kernel.`;
     }
-    return `Interactive widget with ${list}: its controls need a running Python kernel. Open this page on ` +
-      "Binder or Colab, or click Live Code, from the rocket menu at the top of the page.";
+    const named = info.controls.map(([name]) => `“${name}”`).join(", ");
+    return `Live widget (${named || "its controls"}): it needs a running kernel, from the rocket menu at the top.`;
   }
 
   // The manager typesets each control's label through MathJax 2's API (MathJax.Hub.Queue); the
@@ -83,16 +82,64 @@
     }
   });
 
+  // The selection controls of one widget: description -> the labels of its values, from the state.
+  function labelsOf(state, id) {
+    const out = new Map(), seen = new Set();
+    const walk = (mid) => {
+      if (seen.has(mid) || !state[mid]) return;
+      seen.add(mid);
+      const s = state[mid].state || {};
+      if (SELECTIONS.has(state[mid].model_name)) out.set(s.description, s._options_labels || []);
+      for (const child of s.children || []) walk(String(child).replace(/^IPY_MODEL_/, ""));
+    };
+    walk(id);
+    return out;
+  }
+
+  const number = (label) => {
+    const v = Number(String(label).replace(/\u2212/g, "-").trim());
+    return String(label).trim() !== "" && Number.isFinite(v) ? v : null;
+  };
+
+  // A slider's handle says the value, not its position: aria-valuetext is the label shown, and
+  // aria-valuenow (with -valuemin and -valuemax) the number, when every label is a number.
+  function valueAria(handle, labels, shown) {
+    const text = shown || "";
+    if (text && handle.getAttribute("aria-valuetext") !== text) handle.setAttribute("aria-valuetext", text);
+    const values = labels.map(number);
+    if (!labels.length || values.some((v) => v === null) || number(text) === null) return;
+    const want = { "aria-valuenow": String(number(text)), "aria-valuemin": String(Math.min(...values)),
+                   "aria-valuemax": String(Math.max(...values)) };
+    for (const [key, value] of Object.entries(want)) {
+      if (handle.getAttribute(key) !== value) handle.setAttribute(key, value);
+    }
+  }
+
+  let STATE = null;
+  function labelsNear(box) {
+    STATE = STATE || widgetState();
+    const view = box.closest(".cell_output, .output_area, .jp-OutputArea, body")
+      ?.querySelector('script[type="application/vnd.jupyter.widget-view+json"]');
+    try {
+      return labelsOf(STATE, JSON.parse(view.textContent).model_id);
+    } catch (err) {
+      return new Map();
+    }
+  }
+
   // Accessible names: the manager draws a slider handle and a button group with no name of
   // their own; give them the control's description, and each frame an alt text.
   function nameControls(root) {
     for (const box of root.querySelectorAll(".attnlib-frames")) {
+      const labels = labelsNear(box);
       for (const control of box.querySelectorAll(".widget-inline-hbox, .widget-hbox, .widget-toggle-buttons, .widget-dropdown")) {
         const label = control.querySelector(":scope > .widget-label, :scope > label");
         const name = label && label.textContent.trim();
         if (!name) continue;
         control.querySelectorAll(".noUi-handle, [role='slider']").forEach((h) => {
           if (h.getAttribute("aria-label") !== name) h.setAttribute("aria-label", name);
+          const readout = control.querySelector(".widget-readout");
+          valueAria(h, labels.get(name) || [], readout && readout.textContent.trim());
         });
         const inside = (selector) => [control, ...control.querySelectorAll(selector)].filter((e) => e.matches(selector));
         inside(".widget-toggle-buttons").forEach((g) => {
@@ -107,5 +154,8 @@
         img.setAttribute("alt", "The figure for the values chosen with the controls above (a precomputed frame)."));
     }
   }
-  new MutationObserver(() => nameControls(document)).observe(document.documentElement, { childList: true, subtree: true });
+  new MutationObserver(() => nameControls(document)).observe(document.documentElement, {
+    childList: true, subtree: true, characterData: true, attributes: true,
+    attributeFilter: ["aria-valuenow", "aria-valuetext"],
+  });
 })();

@@ -51,19 +51,26 @@ def chapter_stats(path: Path) -> dict:
     return stats
 
 
+#: the columns of the table, and their widths (a list-table with widths, so that print and phones
+#: keep every column readable)
+HEADER = ("chapter", "exercises", "★ / ★★ / ★★★", "pen and paper", "coding", "predict, then run", "minutes")
+WIDTHS = (29, 12, 14, 10, 10, 13, 12)
+
+
 def table() -> str:
     rows = [chapter_stats(p) for p in chapters()]
-    lines = ["| chapter | exercises | ★ / ★★ / ★★★ | pen and paper | coding | predict, then run | minutes |",
-             "|---|---|---|---|---|---|---|"]
+    cells = [HEADER]
     for r in rows:
-        lines.append(f"| {r['number']}. {r['title']} | {r['count']} | {' / '.join(map(str, r['stars']))} | "
-                     f"{r['pen']} | {r['coding']} | {r['predict']} | {r['minutes']} |")
+        cells.append((f"{r['number']}. {r['title']}", r["count"], " / ".join(map(str, r["stars"])), r["pen"],
+                      r["coding"], r["predict"], r["minutes"]))
     total = {k: sum(r[k] for r in rows) for k in ("count", "pen", "coding", "predict", "minutes")}
     stars = [sum(r["stars"][i] for r in rows) for i in range(3)]
-    lines.append(f"| **all chapters** | {total['count']} | {' / '.join(map(str, stars))} | {total['pen']} | "
-                 f"{total['coding']} | {total['predict']} | {total['minutes']} "
-                 f"({total['minutes'] / 60:.1f} h) |")
-    return "\n".join(lines)
+    cells.append(("**all chapters**", total["count"], " / ".join(map(str, stars)), total["pen"], total["coding"],
+                  total["predict"], f"{total['minutes']} ({total['minutes'] / 60:.1f} h)"))
+    lines = ["```{list-table}", ":header-rows: 1", f":widths: {' '.join(map(str, WIDTHS))}", ""]
+    for row in cells:
+        lines += [("* - " if j == 0 else "  - ") + str(cell) for j, cell in enumerate(row)]
+    return "\n".join([*lines, "```"])
 
 
 def guide_table(text: str) -> str:

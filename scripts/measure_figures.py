@@ -2,11 +2,13 @@
 
     python scripts/measure_figures.py [_build/html] [--width 1280]
 
-For every image in a chapter's cell outputs it prints the page, the image's natural and
-rendered width in CSS px, the width of the text column, the scale (rendered / natural), and the
-size in px at which text drawn at the book's smallest figure font (``attnlib.viz._style.MIN_PT``,
-at the figure's dpi) lands on the page: ``pt * dpi / 72 * scale``. It also prints the numbered
-caption and the alt text, if any. Chromium at ``/usr/bin/chromium`` (or ``$CHROMIUM``) is
+For every image in a chapter's cell outputs (the figures, and each widget's visible frame) it
+prints the page, the image's natural and rendered width in CSS px, the width of the text column,
+the scale (rendered / natural), and the size in px at which text drawn at the book's smallest
+figure font (``attnlib.viz._style.MIN_PT``) lands on the page: ``pt * ppi / 72 * scale``, where
+``ppi`` is the image's pixels per inch of the figure: 96 for an SVG (the size a browser gives it),
+``attnlib.viz._style.FRAME_DPI`` for a widget's frame, ``--dpi`` for any other raster. It also
+prints the numbered caption and the alt text, if any. Use ``--width 390`` for a phone. Chromium at ``/usr/bin/chromium`` (or ``$CHROMIUM``) is
 driven by Playwright; the site is served on localhost and outside hosts are blocked.
 """
 
@@ -25,9 +27,11 @@ MEASURE = r"""() => {
   const column = document.querySelector("main .bd-article, main article, main");
   const out = [];
   for (const img of document.querySelectorAll(".cell_output img, .output img")) {
+    if (img.offsetParent === null || img.naturalWidth === 0) continue;  // a hidden frame of a widget
     const fig = img.closest("figure");
     const cap = fig ? fig.querySelector("figcaption") : null;
     out.push({src: img.getAttribute("src"), natural: img.naturalWidth, rendered: img.getBoundingClientRect().width,
+              frame: !!img.closest(".jupyter-widgets"),
               column: column.getBoundingClientRect().width, alt: img.getAttribute("alt") || "",
               caption: cap ? cap.textContent.trim().replace(/\s+/g, " ") : null});
   }
@@ -41,7 +45,7 @@ def main(argv=None) -> int:
     parser.add_argument("--width", type=int, default=1280, help="browser viewport width in CSS px")
     parser.add_argument("--pt", type=float, default=None,
                         help="font size in pt to convert (default attnlib.viz._style.MIN_PT, else 10)")
-    parser.add_argument("--dpi", type=float, default=100.0, help="dpi of the PNGs")
+    parser.add_argument("--dpi", type=float, default=96.0, help="pixels per inch of a raster that is not a frame")
     args = parser.parse_args(argv)
     pt = args.pt
     if pt is None:
@@ -50,6 +54,10 @@ def main(argv=None) -> int:
             from attnlib.viz._style import MIN_PT as pt
         except ImportError:
             pt = 10.0
+    try:
+        from attnlib.viz._style import FRAME_DPI
+    except ImportError:
+        FRAME_DPI = 192.0
     html = Path(args.html).resolve()
     pages = sorted(html.glob("book/ch*.html"))
     if not pages:
@@ -72,10 +80,12 @@ def main(argv=None) -> int:
         for path in pages:
             page = context.new_page()
             page.goto(base + str(path.relative_to(html)), wait_until="load")
-            page.wait_for_timeout(300)
+            page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+            page.wait_for_timeout(1500)  # the widget manager draws the frames
             for row in page.evaluate(MEASURE):
                 scale = row["rendered"] / max(row["natural"], 1)
-                px = pt * args.dpi / 72 * scale
+                ppi = 96.0 if (row["src"] or "").endswith(".svg") else FRAME_DPI if row["frame"] else args.dpi
+                px = pt * ppi / 72 * scale
                 smallest.append(px)
                 print(f"{path.stem:22} {row['natural']:7d} {row['rendered']:6.0f} {row['column']:6.0f} "
                       f"{scale:5.2f} {px:8.1f}  {(row['caption'] or '(no caption)')[:60]!s}")
@@ -83,7 +93,7 @@ def main(argv=None) -> int:
             page.close()
         browser.close()
     server.shutdown()
-    print(f"\n{len(smallest)} images; {pt:g} pt text at {args.dpi:g} dpi renders at "
+    print(f"\n{len(smallest)} images; {pt:g} pt figure text renders at "
           f"{min(smallest):.1f}-{max(smallest):.1f} px (median {sorted(smallest)[len(smallest) // 2]:.1f})")
     return 0
 

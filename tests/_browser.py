@@ -81,11 +81,17 @@ def browser():
         browser.close()
 
 
-class Visit:
-    """One page opened in a fresh browser context with outside hosts blocked."""
+#: a phone's viewport in CSS px (an iPhone 12 to 15), at its device pixel ratio
+PHONE = {"width": 390, "height": 844, "scale": 3}
 
-    def __init__(self, browser, url: str, *, color_scheme: str = "light"):
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=color_scheme)
+
+class Visit:
+    """One page opened in a fresh browser context with outside hosts blocked (a 1280 x 900 window by default)."""
+
+    def __init__(self, browser, url: str, *, color_scheme: str = "light", width: int = 1280, height: int = 900,
+                 scale: float = 1):
+        self.context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=color_scheme,
+                                           device_scale_factor=scale)
         self.context.route("**/*", self._route)
         self.page = self.context.new_page()
         self.outside: list[str] = []

@@ -41,6 +41,15 @@ def toc_docnames() -> list[str]:
     return names
 
 
+def toc_top_docnames() -> list[str]:
+    """The pages at the top level of the table of contents (chapters and appendices, not their sections)."""
+    names = [TOC["root"]]
+    for part in TOC.get("parts", []):
+        names.extend(item["file"] for item in part.get("chapters") or [] if "file" in item)
+    names.extend(item["file"] for item in TOC.get("chapters") or [] if "file" in item)
+    return names
+
+
 def source(docname: str) -> Path:
     for ext in (".ipynb", ".md"):
         path = ROOT / f"{docname}{ext}"

@@ -81,7 +81,9 @@ def test_chapter_opens_with_title_and_colab_install_cell(path):
     cells = load(path)["cells"]
     assert cells[0]["cell_type"] == "markdown" and source(cells[0]).startswith("# ")
     setup = next(c for c in cells if c["cell_type"] == "code")
-    assert "hide-cell" in setup["metadata"].get("tags", [])
+    # it only installs and imports: its input is removed from the page and it prints nothing, so
+    # it leaves no empty "Show code cell content" bar under the chapter's banner
+    assert "remove-input" in setup["metadata"].get("tags", []) and not setup.get("outputs")
     url = CONFIG["repository"]["url"]
     assert f'"attnlib[viz] @ git+{url}"' in source(setup), "the Colab install cell must use _config.yml's URL"
 

@@ -330,7 +330,7 @@ def _luminance(rgb: str) -> float | None:
 
 
 def test_figures_sit_on_a_light_card_in_dark_mode(site, browser):
-    chapter = next(d for d in CHAPTERS if "image/png" in source(d).read_text())
+    chapter = next(d for d in CHAPTERS if "image/svg+xml" in source(d).read_text())
     figures = {}
     for theme in THEMES:
         visit = _open(browser, site, chapter, theme)

@@ -16,7 +16,12 @@ For each chapter of the table of contents, at a 1280 x 900 window (the fixtures 
 
 For each chapter it saves ``_build/screenshots/layout-<chapter>.png``, the window at the
 first code cell with output, and, when a block is clipped, ``layout-<chapter>-clipped.png`` of
-the first such block. The source-side check of the same rule (lines of at most 79 characters)
+the first such block.
+
+Every page of the table of contents is also opened at a 390 x 844 phone viewport: the page must
+not be wider than the screen (a table, a display equation or a code block scrolls inside its own
+box; nothing pushes the page sideways), and it, like the desktop page, offers exactly one search
+box. ``_build/screenshots/phone/<page>.png`` is the top of each page at phone width. The source-side check of the same rule (lines of at most 79 characters)
 is ``tests/test_book_layout.py``.
 
 Skipped with a message when the book is not built or Chromium is missing, except under
@@ -28,7 +33,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from _browser import SHOTS, Visit, browser, site, wait_for_math  # noqa: F401 (fixtures)
+from _browser import PHONE, SHOTS, Visit, browser, site, wait_for_math  # noqa: F401 (fixtures)
 from _site import is_chapter, toc_docnames
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -146,3 +151,74 @@ def test_the_checks_find_what_they_look_for():
     assert any("harness" in p for p in problems_on({**clean, "text": "# NBVAL_IGNORE_OUTPUT x = 1"}))
     assert any("harness" in p for p in problems_on({**clean, "text": "f = lambda: 0  # noqa: E731"}))
     assert any("blockquote" in p for p in problems_on({**clean, "quotes": ["0$, {doc}`chapter 5 <ch05>`"]}))
+
+
+# --------------------------------------------------------------------------- a phone, and the search box
+
+PAGES = toc_docnames()
+
+# What makes the page wider than the viewport: the innermost elements that reach past its right edge,
+# outside any box that scrolls or clips its own content.
+TOO_WIDE = r"""() => {
+  const view = document.documentElement.clientWidth;
+  const clipped = e => {
+    for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) {
+      const o = getComputedStyle(p).overflowX;
+      if (o === "auto" || o === "scroll" || o === "hidden" || o === "clip") return true;
+    }
+    return false;
+  };
+  const out = [...document.querySelectorAll("body *")].filter(e => {
+    const r = e.getBoundingClientRect();
+    return r.width > 0 && r.right > view + 1 && getComputedStyle(e).position !== "fixed" && !clipped(e);
+  });
+  const innermost = out.filter(e => !out.some(o => o !== e && e.contains(o)));
+  return {view, page: document.documentElement.scrollWidth,
+          wide: innermost.slice(0, 5).map(e => `${e.tagName.toLowerCase()}.${[...e.classList].join(".")} ` +
+            `(${Math.round(e.getBoundingClientRect().right)}px): ${(e.textContent || "").trim().slice(0, 50)}`)};
+}"""
+
+SEARCH = r"""() => [...document.querySelectorAll(".search-button__button, .bd-search input, form[role=search] input")]
+  .filter(e => e.offsetParent !== null && e.getBoundingClientRect().width > 0 &&
+               getComputedStyle(e).visibility !== "hidden").length"""
+
+
+def width_problems(info: dict) -> list[str]:
+    if info["page"] <= info["view"] + 1:
+        return []
+    return [f"the page is {info['page']} px wide in a {info['view']} px viewport; widest: {info['wide']}"]
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_page_fits_a_phone_and_has_one_search_box(docname, site, browser):
+    visit = Visit(browser, f"{site}{docname}.html", **PHONE)
+    page = visit.page
+    try:
+        wait_for_math(page)
+        page.wait_for_timeout(300)
+        info = page.evaluate(TOO_WIDE)
+        searches = page.evaluate(SEARCH)
+        folder = SHOTS / "phone"
+        folder.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(folder / f"{docname.replace('/', '-')}.png"))
+    finally:
+        visit.close()
+    problems = width_problems(info)
+    if searches != 1:
+        problems.append(f"{searches} search boxes on the phone page; one is enough")
+    assert not problems, f"{docname}:\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.parametrize("docname", [PAGES[0], PAGES[1]])
+def test_the_desktop_page_has_one_search_box(docname, site, browser):
+    visit = Visit(browser, f"{site}{docname}.html")
+    try:
+        searches = visit.page.evaluate(SEARCH)
+    finally:
+        visit.close()
+    assert searches == 1, f"{docname}: {searches} search boxes; one is enough"
+
+
+def test_the_width_check_can_fail():
+    assert width_problems({"page": 390, "view": 390, "wide": []}) == []
+    assert width_problems({"page": 612, "view": 390, "wide": ["code.literal (612px): book/_build/..."]})

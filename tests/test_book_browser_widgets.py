@@ -10,16 +10,18 @@ Every chapter page is opened in Chromium with every request to another host bloc
 - checks that the figure shown changed: the source of the visible frame (each frame is
   its own image), or else a hash of the pixels of the widget's figure (a widget whose
   figure does not change fails);
-- checks that the note under it names every control, and that every control has an
-  accessible name (``_static/widgets.js`` gives the slider handle and the button group
-  the control's description);
+- checks that the widget's one-line notes (``attnlib.widgets``: what each control changes)
+  name every control, and that every control has an accessible name (``_static/widgets.js``
+  gives the slider handle and the button group the control's description);
+- checks that a slider's handle gives its value, not its position: ``aria-valuetext`` is the
+  label shown beside it, and ``aria-valuenow`` that number where the labels are numbers;
 
 Before/after screenshots of the first widget of each chapter are saved in
 ``_build/screenshots/widgets/``, and ``_build/screenshots/widgets.txt`` (and ``.json``) list
 per chapter its widgets, their controls and frames, and the page's size (the HTML, which
 holds the widget state with the frames, plus the images it loads from the book), with the
 shared widget manager bundle counted once at the end. A chapter page over ``PAGE_BUDGET``
-fails.
+(``attnlib.widgets._core.PAGE_BUDGET_MB``) fails.
 """
 
 from __future__ import annotations
@@ -34,10 +36,12 @@ import pytest
 from _browser import SHOTS, Visit, browser, site  # noqa: F401 (fixtures)
 from _site import HTML, is_chapter, toc_docnames
 
+from attnlib.widgets._core import NOTES_CLASS, PAGE_BUDGET_MB
+
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 CHAPTERS = [d for d in toc_docnames() if is_chapter(d)]
-PAGE_BUDGET = 6_000_000  # bytes: a chapter page's HTML and images
+PAGE_BUDGET = int(PAGE_BUDGET_MB * 1e6)  # bytes: a chapter page's HTML and images
 WIDGETS = SHOTS / "widgets"
 STATE = 'script[type="application/vnd.jupyter.widget-state+json"]'
 VIEW = 'script[type="application/vnd.jupyter.widget-view+json"]'
@@ -88,13 +92,43 @@ VISIBLE_FIGURE = r"""(box) => {
 }"""
 
 CONTROLS = r"""(box) => [...box.querySelectorAll(".widget-slider, .widget-toggle-buttons, .widget-dropdown")]
-  .map(c => ({
-    kind: c.classList.contains("widget-slider") ? "slider"
-        : c.classList.contains("widget-toggle-buttons") ? "toggle" : "dropdown",
-    name: (c.querySelector(".widget-label") || {}).textContent || "",
-    accessible: (c.querySelector("[role='slider'][aria-label]") || {}).ariaLabel || c.getAttribute("aria-label")
-                || (c.querySelector("select[aria-label]") || {}).ariaLabel || "",
-  }))"""
+  .map(c => {
+    const handle = c.querySelector("[role='slider']");
+    return {
+      kind: c.classList.contains("widget-slider") ? "slider"
+          : c.classList.contains("widget-toggle-buttons") ? "toggle" : "dropdown",
+      name: (c.querySelector(".widget-label") || {}).textContent || "",
+      accessible: (c.querySelector("[role='slider'][aria-label]") || {}).ariaLabel || c.getAttribute("aria-label")
+                  || (c.querySelector("select[aria-label]") || {}).ariaLabel || "",
+      shown: ((c.querySelector(".widget-readout") || {}).textContent || "").trim(),
+      valuetext: handle ? handle.getAttribute("aria-valuetext") : null,
+      valuenow: handle ? handle.getAttribute("aria-valuenow") : null,
+    };
+  })"""
+
+
+def value_problems(control: dict) -> list[str]:
+    """A slider handle must say its value: the label shown, and the number where the label is one."""
+    if control["kind"] != "slider":
+        return []
+    found = []
+    if control["valuetext"] != control["shown"]:
+        found.append(f"aria-valuetext {control['valuetext']!r}, but the slider shows {control['shown']!r}")
+    try:
+        number = float(control["shown"].replace("\u2212", "-"))
+    except ValueError:
+        return found
+    if control["valuenow"] is None or abs(float(control["valuenow"]) - number) > 1e-9 * max(1.0, abs(number)):
+        found.append(f"aria-valuenow {control['valuenow']!r}, but the value is {control['shown']}")
+    return found
+
+
+def test_the_value_check_can_fail():
+    slider = {"kind": "slider", "shown": "0.5", "valuetext": "0.5", "valuenow": "0.5"}
+    assert value_problems(slider) == []
+    assert value_problems({**slider, "valuenow": "3"})  # the position, not the value
+    assert value_problems({**slider, "valuetext": None})
+    assert value_problems({**slider, "shown": "none", "valuetext": "none", "valuenow": "0"}) == []
 
 
 def figure_key(box) -> str:
@@ -157,6 +191,11 @@ def test_every_widget_moves_offline(docname, site, browser, report):
                 continue
             problems += [f"widget {index}: control {c['name']!r} has no accessible name (aria-label)"
                          for c in controls if not c["accessible"].strip()]
+            problems += [f"widget {index}: control {c['name']!r}: {p}" for c in controls for p in value_problems(c)]
+            noted = box.evaluate(f"(b) => (b.querySelector('.{NOTES_CLASS}') || {{}}).textContent || ''")
+            unnoted = [c["name"].strip() for c in controls if f"{c['name'].strip()}:" not in noted]
+            if unnoted:
+                problems.append(f"widget {index}: no one-line note for {unnoted}: {noted!r}")
             if index == 0:
                 WIDGETS.mkdir(parents=True, exist_ok=True)
                 box.screenshot(path=str(WIDGETS / f"{Path(docname).name}-before.png"))
@@ -175,13 +214,13 @@ def test_every_widget_moves_offline(docname, site, browser, report):
                 if not changed:
                     problems.append(f"widget {index}: moving {control['name']!r} ({control['kind']}) "
                                     "from the keyboard did not change the figure")
+                moved = box.evaluate(CONTROLS)[c]
+                problems += [f"widget {index}: control {c!r} after a move: {p}" for p in value_problems(moved)]
             if index == 0:
                 box.screenshot(path=str(WIDGETS / f"{Path(docname).name}-after.png"))
-            if index < notes.count():
-                note = notes.nth(index).inner_text()
-                missing = [c["name"].strip() for c in controls if c["name"].strip() not in note]
-                if missing:
-                    problems.append(f"widget {index}: its note does not name {missing}: {note!r}")
+            if index < notes.count() and len(notes.nth(index).inner_text()) > 120:
+                problems.append(f"widget {index}: the note under it is longer than one line: "
+                                f"{notes.nth(index).inner_text()!r}")
     finally:
         visit.close()
     info["seconds"] = time.perf_counter() - start

@@ -113,16 +113,37 @@ def _resolve(dotted: str):
     return obj
 
 
+API_PAGES = [d for d in DOCNAMES if d == "book/api" or d.startswith("book/api/")]
+
+
+def api_ids() -> set[str]:
+    """The anchors of every page of the API reference (one page per subpackage)."""
+    return {anchor for d in API_PAGES for anchor in element_ids(HTML / f"{d}.html")}
+
+
+def test_api_reference_is_one_page_per_subpackage():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    from attnlib_api import subpackages
+
+    pages = {d.removeprefix("book/api/") for d in API_PAGES if d != "book/api"}
+    assert pages == {"attnlib"} | {name.split(".")[1] for name in subpackages(attnlib)}
+    for d in API_PAGES:
+        assert (HTML / f"{d}.html").exists(), f"{d} is not built: is it in _toc.yml?"
+    # no page is one long scroll any more: the largest holds a fraction of the entries
+    sizes = {d: (HTML / f"{d}.html").read_text().count('<dl class="py ') for d in API_PAGES}
+    assert max(sizes.values()) < 0.5 * sum(sizes.values()), sizes
+
+
 def test_api_reference_documents_every_public_name():
-    api = HTML / "book" / "api.html"
-    assert api.exists(), "book/api is not built: is it in _toc.yml?"
-    documented = {id(_resolve(anchor)) for anchor in element_ids(api) if anchor.startswith("attnlib.")}
+    documented = {id(_resolve(anchor)) for anchor in api_ids() if anchor.startswith("attnlib.")}
     missing = [path for path, obj in _public_objects() if id(obj) not in documented]
     assert not missing, f"not in the API reference: {missing}"
 
 
 def test_api_reference_shows_docstrings_with_sections_and_examples():
-    text = (HTML / "book" / "api.html").read_text()
+    text = (HTML / "book" / "api" / "attnlib.html").read_text()
     assert text.count('<dl class="py function">') >= len(attnlib.__all__) - 2
     assert "Parameters" in text and "Returns" in text
     assert '<div class="doctest highlight-default notranslate">' in text, "docstring examples are not rendered"
@@ -130,13 +151,15 @@ def test_api_reference_shows_docstrings_with_sections_and_examples():
 
 @pytest.mark.parametrize("docname", CHAPTERS)
 def test_chapter_links_to_the_api_reference(docname):
-    links = [a["href"] for tag, a in tags(docname) if tag == "a" and "api.html#attnlib." in a.get("href", "")]
+    links = [a["href"] for tag, a in tags(docname) if tag == "a" and re.search(r"api/\w+\.html#attnlib\.",
+                                                                              a.get("href", ""))]
     assert links, (f"{docname} never links to the API reference: in the markdown, name a function as "
                    "inline code where it is first used, e.g. `attnlib.train`, `viz.plot_loss_curves`, or as "
                    "the chapter imports it (CONTRIBUTING.md, 'Linking from a chapter')")
     for href in links:
         anchor = unquote(href.split("#", 1)[1])
-        assert anchor in element_ids(HTML / "book" / "api.html"), f"dead API link {href}"
+        page = HTML / "book" / href.split("#", 1)[0]
+        assert anchor in element_ids(page.resolve()), f"dead API link {href}"
 
 
 @pytest.mark.parametrize("docname", DOCNAMES)

@@ -9,7 +9,7 @@ chapters wrap code as PEP 8 does (79 characters), print tables with short aligne
 results whose ``repr`` is long wrap it (``attnlib._validation.wrap_fields``).
 
 Code blocks in the prose (the exercise solutions) sit in boxes four columns narrower, so
-their lines are at most ``PROSE_WIDTH`` characters. One line is exempt: the Colab install line in the hidden setup cell, which must name the
+their lines are at most ``PROSE_WIDTH`` characters. One line is exempt: the Colab install line in the setup cell (its input is removed from the page), which must name the
 repository URL in one piece (``test_book.py`` checks it against ``_config.yml``).
 """
 
@@ -26,7 +26,7 @@ PROSE_WIDTH = 75
 CHAPTERS = sorted((ROOT / "book").glob("ch[0-9][0-9]_*.ipynb"))
 IDS = [p.stem for p in CHAPTERS]
 # What the page shows instead of text: figures and live widgets.
-NOT_TEXT = ("image/png", "image/svg+xml", "application/vnd.jupyter.widget-view+json", "text/html")
+NOT_TEXT = ("image/png", "image/svg+xml", "application/pdf", "application/vnd.jupyter.widget-view+json", "text/html")
 
 
 def cells(path):
@@ -39,7 +39,8 @@ def long_lines(text):
 
 def install_line(cell, line):
     tags = cell["metadata"].get("tags", [])
-    return "hide-cell" in tags and re.match(r"\s*%pip install .*git\+https://", line) is not None
+    hidden = bool({"hide-cell", "remove-input"} & set(tags))
+    return hidden and re.match(r"\s*%pip install .*git\+https://", line) is not None
 
 
 def shown_text(output):
@@ -120,7 +121,7 @@ def test_code_in_the_prose_fits_the_column(path):
 
 
 def test_the_check_sees_a_long_line_and_spares_the_install_line():
-    setup = {"cell_type": "code", "metadata": {"tags": ["hide-cell"]}, "source": []}
+    setup = {"cell_type": "code", "metadata": {"tags": ["remove-input"]}, "source": []}
     assert install_line(setup, '    %pip install -q "attnlib[viz] @ git+https://github.com/o/r"')
     assert not install_line({**setup, "metadata": {}}, "    %pip install -q git+https://x")
     assert long_lines("short\n" + "x" * (WIDTH + 1)) == ["x" * (WIDTH + 1)]

@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import importlib
 
-from ._style import COLORS, STYLE  # noqa: F401  (the book's palette and rc settings)
+from ._style import COLORS, FRAME_DPI, STYLE, show_as_vector  # noqa: F401  (palette, rc settings, frames)
+
+show_as_vector()  # in a notebook, figures are stored as SVG (the web page) and PDF (the printed book)
 
 _SUBMODULES = ("attention", "training", "rkhs", "tasks", "sculpt", "lower_bounds", "diagrams", "prose")
 

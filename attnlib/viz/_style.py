@@ -2,11 +2,17 @@
 
 One place fixes what every figure of the book looks like:
 
-* **Size.** A figure is at most ``COLUMN_IN`` inches wide at ``DPI`` dots per inch, so its PNG
-  fits the text column of the HTML book (a figure's box is 672 CSS px in a 1280 px wide window,
-  wider in wider ones) and is shown at its natural size, never shrunk.
-* **Text.** No text is smaller than ``MIN_PT`` points, which at ``DPI`` is ``MIN_PT * DPI / 72``
-  = 16 px on the page: the size of the body text.
+* **Vector.** In a notebook a figure is stored as SVG, which the web page shows, and as PDF,
+  which the printed book typesets (:func:`show_as_vector`, run when :mod:`attnlib.viz` is
+  imported): crisp on every screen and in print. One inch of a figure is ``DPI`` = 96 CSS px, the
+  size a browser gives an SVG. The frames of a widget are PNGs drawn at ``FRAME_DPI``, twice
+  that, and shown at half their pixel width, so they are as sharp on a high-density screen.
+* **Size.** A figure is at most ``COLUMN_IN`` inches wide (``DPI * COLUMN_IN`` = 576 CSS px), so
+  the page shows it at its natural size in the text column of a desktop window (a figure's box
+  is 672 CSS px in a 1280 px wide window) and shrinks it to the column on a phone.
+* **Text.** No text is smaller than ``MIN_PT`` points: 16 CSS px at its natural size, the body
+  text of the page, and at least ``PHONE_MIN_PX`` = 9 CSS px when a figure ``COLUMN_IN`` wide
+  shrinks into the ``PHONE_COLUMN_PX`` column of a 390 px phone (:func:`text_px`).
 * **Colour.** ``COLORS`` is the Okabe-Ito palette, distinguishable under the common forms of
   colour-vision deficiency; neutral elements are grey. Series are told apart by marker and line
   style as well (:func:`series`), so a figure also reads in grey. Heat maps use the perceptually
@@ -17,17 +23,26 @@ One place fixes what every figure of the book looks like:
 from __future__ import annotations
 
 import functools
+import io
 
 import matplotlib.pyplot as plt
 from cycler import cycler
 
-#: dots per inch of every figure: one figure pixel is one CSS pixel of the page
-DPI = 100
-#: widest figure in inches: with the 0.1 in padding of a tight bounding box, 660 px wide at most; the HTML
-#: text column is 688 px at a 1280 px window, and a figure's content box 672 px (8 px padding a side)
-COLUMN_IN = 6.4
-#: smallest font size in points; at DPI it is 16 px, the body text of the book's pages
-MIN_PT = 11.5
+#: CSS px per inch of a figure on the page: the size a browser gives an SVG (1 pt = 4/3 px)
+DPI = 96
+#: dots per inch of a widget's frames: twice DPI, shown at half their pixel width (sharp at 2x)
+FRAME_DPI = 2 * DPI
+#: widest figure in inches (576 CSS px); with the PAD_IN padding of the tight bounding box the saved
+#: figure is at most 6.1 in. The HTML text column is 688 px at a 1280 px window, a figure's box 672 px
+COLUMN_IN = 6.0
+#: padding of the tight bounding box a figure is saved with, in inches
+PAD_IN = 0.05
+#: smallest font size in points; 16 CSS px at DPI, the body text of the book's pages
+MIN_PT = 12
+#: the width of a figure's box on a phone: the text column at a 390 CSS px viewport
+PHONE_COLUMN_PX = 342
+#: smallest figure text allowed on that phone, in CSS px
+PHONE_MIN_PX = 9.0
 
 #: Okabe & Ito (2008), "Color Universal Design": blue, vermillion, bluish green, orange,
 #: reddish purple, sky blue, yellow, black. Yellow is pale on white: it comes last but one.
@@ -43,15 +58,15 @@ DIVERGING = "RdBu_r"
 
 STYLE = {
     "figure.dpi": DPI,
-    "savefig.dpi": DPI,
-    "font.size": 12,
-    "axes.titlesize": 12,
-    "axes.labelsize": 12,
+    "savefig.dpi": FRAME_DPI,
+    "font.size": 12.5,
+    "axes.titlesize": 12.5,
+    "axes.labelsize": 12.5,
     "xtick.labelsize": MIN_PT,
     "ytick.labelsize": MIN_PT,
     "legend.fontsize": MIN_PT,
     "legend.title_fontsize": MIN_PT,
-    "figure.titlesize": 12.5,
+    "figure.titlesize": 13,
     "axes.spines.top": False,
     "axes.spines.right": False,
     "axes.grid": False,
@@ -117,3 +132,64 @@ def legend_below(fig, ax=None, *, ncol: int = 1, **kwargs):
     rows = -(-len(labels) // max(ncol, 1))
     fig.set_figheight(fig.get_figheight() + 0.27 * rows)
     return fig.legend(handles, labels, loc="outside lower center", ncol=ncol, **kwargs)
+
+
+def text_px(width_in: float, pt: float = MIN_PT, column_px: float = PHONE_COLUMN_PX) -> float:
+    """CSS px of ``pt``-point text in a figure ``width_in`` inches wide, shown in a ``column_px`` column.
+
+    The page shows a figure at its natural size (``DPI`` px per inch) or, where the column is
+    narrower, shrunk to the column's width.
+    """
+    shown = min(width_in * DPI, column_px)
+    return pt / 72 * DPI * shown / (width_in * DPI)
+
+
+#: a fixed salt for the ids matplotlib writes into an SVG, so a figure drawn twice is the same text
+SVG_SALT = "attnlib"
+
+
+def svg_text(figure) -> str:
+    """The figure as SVG text, as a notebook stores it: tight bounding box, no date, stable ids."""
+    saved = plt.rcParams["svg.hashsalt"]
+    plt.rcParams["svg.hashsalt"] = SVG_SALT
+    try:
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="svg", bbox_inches="tight", pad_inches=PAD_IN, metadata={"Date": None})
+    finally:
+        plt.rcParams["svg.hashsalt"] = saved
+    return buffer.getvalue().decode("utf-8")
+
+
+def pdf_bytes(figure) -> bytes:
+    """The figure as PDF, as the printed book typesets it: tight bounding box, no creation date."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="pdf", bbox_inches="tight", pad_inches=PAD_IN, metadata={"CreationDate": None})
+    return buffer.getvalue()
+
+
+def show_as_vector(shell=None) -> bool:
+    """Make IPython display every matplotlib figure as SVG (for the web) and PDF (for print), not PNG.
+
+    A no-op outside IPython; returns whether it took effect. The web page picks the SVG and the
+    LaTeX build the PDF (myst-nb's render priorities), so the book shows vector figures in both.
+    """
+    from matplotlib.figure import Figure
+
+    if shell is None:
+        try:
+            from IPython import get_ipython
+        except ImportError:
+            return False
+        shell = get_ipython()
+    formatters = getattr(getattr(shell, "display_formatter", None), "formatters", None)
+    if not formatters:
+        return False
+    try:  # the inline backend picks its formats once, when it loads: load it first, then override
+        import matplotlib_inline.backend_inline  # noqa: F401
+    except ImportError:
+        pass
+    for mime in ("image/png", "image/jpeg", "image/svg+xml", "application/pdf"):
+        formatters[mime].type_printers.pop(Figure, None)
+    formatters["image/svg+xml"].for_type(Figure, svg_text)
+    formatters["application/pdf"].for_type(Figure, pdf_bytes)
+    return True

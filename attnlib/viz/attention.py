@@ -7,7 +7,7 @@ import numpy as np
 from .._validation import check_flag, check_sequences
 from ..attention import attention_weights
 from ..heads import Heads, as_heads
-from ._style import DIVERGING, GREYS, SEQUENTIAL, series, styled, subplots
+from ._style import DIVERGING, GREYS, MIN_PT, SEQUENTIAL, series, styled, subplots
 
 
 @styled
@@ -43,28 +43,45 @@ def plot_attention_maps(X, heads: Heads, *, kind: str = "softmax", causal: bool 
     else:
         vmax = max(float(np.abs(A).max()), 1e-12)
         vmin, cmap = -vmax, DIVERGING
-    # a weight is written in its cell only where the cell is wide enough for 11.5 pt text (".25" is 0.25 in)
+    # a weight is written in its cell only where the cell is wide enough for its longest text
     cell_in = fig.get_figwidth() * 0.75 / ncols / n
+    texts = np.vectorize(_cell_text)(A)
+    wide_enough = max(len(t) for t in texts.flat) * DIGIT_IN <= 0.9 * cell_in
     for ax in axes.flat[heads.m:]:
         ax.set_axis_off()
     for i, ax in enumerate(axes.flat[: heads.m]):
-        im = ax.imshow(A[i], vmin=vmin, vmax=vmax, cmap=cmap)
+        im = ax.imshow(A[i], vmin=vmin, vmax=vmax, cmap=cmap, interpolation="none")  # one sharp cell per weight
         ax.set_title(f"head {i + 1}")
         ax.set_xticks(range(n), [str(b + 1) for b in range(n)])
         ax.set_yticks(range(n), [str(a + 1) for a in range(n)])
         ax.set_xlabel("key token b")
         if i % ncols == 0:
             ax.set_ylabel("query token a")
-        if annotate and n <= 8 and cell_in >= 0.32:
+        if annotate and n <= 8 and wide_enough:
             for a in range(n):
                 for b in range(n):
                     value = A[i, a, b]
                     light = (value - vmin) / (vmax - vmin) < 0.55 if kind == "softmax" else abs(value) > 0.6 * vmax
-                    text = f"{value:.2f}".replace("0.", ".", 1) if abs(value) < 1 else f"{value:.1f}"
-                    ax.text(b, a, text, ha="center", va="center", color="white" if light else "black")
+                    ax.text(b, a, texts[i, a, b], ha="center", va="center", color="white" if light else "black")
     fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.8,
                  label="weight $A_i[a,b]$" if kind == "softmax" else "score")
     return fig
+
+
+#: width of one character of cell text (a digit of DejaVu Sans at MIN_PT), in inches
+DIGIT_IN = 0.64 * MIN_PT / 72
+
+
+def _cell_text(value: float) -> str:
+    """A weight or score as at most four characters: ".25", "-3.1", "231", "-2k"."""
+    size = abs(value)
+    if size < 0.995:
+        return f"{value:.2f}".replace("0.", ".", 1)
+    if size < 9.95:
+        return f"{value:.1f}"
+    if size < 999.5:
+        return f"{value:.0f}"
+    return f"{value / 1000:.0f}k"
 
 
 @styled

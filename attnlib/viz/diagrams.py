@@ -38,7 +38,7 @@ from ..lower_bounds import n_monomials
 from ..sculpt import Body, Span, body_slice, clip_polygon, min_norm_point, min_norm_proxy, span_alignment
 from ..tasks.automata import DFA, lookup_heads, query_tokens, table_tokens
 from ._style import COLORS, COLUMN_IN, GREYS, MIN_PT, styled
-from .sculpt import head_plane  # one plane for the slices of chapter 8 and this diagram
+from .sculpt import clip_edges, head_plane, plane_coordinates  # one plane for the slices of chapter 8 and this diagram
 
 __all__ = ["plot_cubic_lift", "plot_dfa_lookup", "plot_face", "plot_halfspaces", "plot_head", "plot_phase_flow",
            "plot_two_roads"]
@@ -289,7 +289,7 @@ def plot_cubic_lift(d: int = 2):
             fontsize=FONT)
     note_x = gx + d * cell + 0.35
     last = ",".join(f"x_{{n,{l}}}" for l in range(1, d + 1))
-    ax.text(note_x, gy + d * cell, "hatched: $G_{kj}=G_{jk}$ is the same feature,\nso its term folds onto the "
+    ax.text(note_x, gy + d * cell, "hatched: $G_{kj}=G_{jk}$ is the\nsame feature, so its term folds\nonto the "
             f"mirror entry.\nLast token $x_n=({last})$.", ha="left", va="top", fontsize=SMALL, linespacing=1.4)
     # the features and their coefficients
     fx, fw = 1.55, 1.15
@@ -398,7 +398,7 @@ def plot_dfa_lookup(dfa: DFA, state: int = 0, symbol: int = 0):
                 weight="bold" if score and not is_query else "normal")
         if score and not is_query:  # the match: outline the row
             ax.add_patch(Rectangle((gx - 0.03, ys[r] - 0.03), d * cell + 0.06, cell + 0.06, facecolor="none",
-                                   edgecolor="black", lw=1.8, ls="--"))
+                                   edgecolor="black", lw=1.8, ls="--", zorder=5))  # over the next row's cells
     split = gx + S * A * cell
     ax.plot([split, split], [ys[-1] - 0.08, ys[0] + cell + 0.08], color="black", lw=1.2, ls=(0, (4, 3)))
     head_y = ys[0] + cell + 0.1
@@ -495,10 +495,12 @@ def plot_halfspaces(body: Body, heads: Heads, *, box: float | None = None):
     half = box if box is not None else 1.5 * float(np.abs(pts).max())
     poly = body_slice(body, np.zeros((body.d, body.d)), basis, box=half)
     lines = _bounding_lines(body, basis, poly) if len(poly) else []
-    proxy = np.einsum("pq,jpq->j", min_norm_proxy(body), basis)
-    # the view: from just left of the origin to the square's edge; the heads have positive s
-    s_lo, s_hi = -0.1 * half, half
-    t_lo, t_hi = -0.55 * (s_hi - s_lo), 0.55 * (s_hi - s_lo)
+    proxy, off = plane_coordinates(min_norm_proxy(body), basis)
+    # the view: the slice's tip and the heads; the origin lies to the left, marked by an arrow
+    tip = float(poly[:, 0].min()) if len(poly) else 0.0
+    s_lo, s_hi = min(0.55 * tip, tip - 0.35), float(pts[:, 0].max()) + 0.55
+    t_hi = 0.62 * (s_hi - s_lo)
+    t_lo = -t_hi
 
     # left the rule, three steps one under the other; right the slice, in its own axes
     bw, boxh, gap = 2.6, 1.18, 0.34
@@ -521,42 +523,47 @@ def plot_halfspaces(body: Body, heads: Heads, *, box: float | None = None):
     sub = fig.add_axes((left / WIDTH, below / height, side / WIDTH, high / height))
     if len(poly):
         sub.fill(poly[:, 0], poly[:, 1], color=COLORS[0], alpha=0.22, lw=0, label="slice of $K$")
-    width = 0.025 * (s_hi - s_lo)
-    placed = [p for p in pts] + [proxy]
-    for number, (k, u, v) in enumerate(lines, start=1):
+        closed = np.vstack([poly, poly[:1]])
+        for k, clipped in enumerate(clip_edges(poly, half)):
+            if not clipped:   # a face of the body; the square's edge is where the drawing stops
+                sub.plot(closed[k:k + 2, 0], closed[k:k + 2, 1], color=COLORS[0], lw=2.2, zorder=3,
+                         solid_capstyle="round")
+    width, span = 0.022 * (s_hi - s_lo), s_hi - s_lo
+    view = (s_lo, s_hi, t_lo, t_hi)
+    placed, number = [p for p in pts] + [proxy], 0
+    for k, u, v in lines:
         normal = np.array([u, v]) / np.hypot(u, v)                  # points into H
-        foot = body.gamma / np.hypot(u, v) * normal                 # the line's point nearest 0
         along = np.array([-normal[1], normal[0]])
-        ends = np.array([foot - 4 * half * along, foot + 4 * half * along])
+        edge = _edge_on(poly, u, v, body.gamma)                     # the face this halfspace carries
+        reach = max(0.45 * np.linalg.norm(edge[1] - edge[0]), 0.12 * span)
+        a0, a1 = sorted((e - edge[0]) @ along for e in edge)
+        ends = _clip_segment(edge[0] + (a0 - reach) * along, edge[0] + (a1 + reach) * along, view)
+        if ends is None:
+            continue
+        number += 1
         sub.plot(ends[:, 0], ends[:, 1], color=COLORS[1], lw=1.2, gid=f"halfspace-{k}")
         strip = np.array([ends[0], ends[1], ends[1] - width * normal, ends[0] - width * normal])
         sub.add_patch(Polygon(strip, closed=True, facecolor="none", edgecolor=COLORS[1], hatch="////", lw=0))
-        # label: where the line leaves the view, on the end farthest from the labels placed so far
-        candidates = []
-        for sign in (-1, 1):
-            for r in np.linspace(0, 4 * half, 400):
-                q = foot + sign * r * along
-                if not (s_lo < q[0] < s_hi and t_lo < q[1] < t_hi):
-                    candidates.append(foot + sign * max(r - 0.09 * (s_hi - s_lo), 0) * along)
-                    break
+        # the label: outside the body, by one end of the drawn line, away from what is placed already
+        margin = 0.06 * span
+        candidates = [np.clip(e + 0.15 * (ends[1 - i] - e) - 0.07 * span * normal, [s_lo + margin, t_lo + margin],
+                              [s_hi - margin, t_hi - margin]) for i, e in enumerate(ends)]
         best = max(candidates, key=lambda q: min(np.linalg.norm(q - p) for p in placed))
         placed.append(best)
-        margin = 0.07 * (s_hi - s_lo)
-        label_at = best - 0.06 * (s_hi - s_lo) * normal
-        label_at = np.clip(label_at, [s_lo + margin, t_lo + margin], [s_hi - margin, t_hi - margin])
-        sub.text(label_at[0], label_at[1], f"$H_{{{number}}}$", ha="center", va="center", fontsize=SMALL,
-                 bbox=dict(facecolor="white", edgecolor="none", pad=0.4))
-    sub.plot(pts[:, 0], pts[:, 1], "o", color=COLORS[1], mec="black", ms=7, label=r"heads $\Theta_1,\Theta_2$")
+        sub.text(best[0], best[1], f"$H_{{{number}}}$", ha="center", va="center", fontsize=SMALL,
+                 bbox=dict(facecolor="white", edgecolor="none", pad=0.3), zorder=4)
+    sub.plot(pts[:, 0], pts[:, 1], "o", color="black", ms=7, label=r"heads $\Theta_1,\Theta_2$")
     for i, p in enumerate(pts, start=1):
         sub.annotate(f"$\\Theta_{i}$", p, xytext=(0, 7 if p[1] > 0 else -8), textcoords="offset points",
                      ha="center", va="bottom" if p[1] > 0 else "top", fontsize=SMALL)
-    sub.plot([proxy[0]], [proxy[1]], "*", color=COLORS[2], mec="black", ms=12, label="min-norm point")
-    sub.annotate("min-norm\npoint of $K$", proxy, xytext=(proxy[0] + 0.25 * half, t_lo + 0.3 * (t_hi - t_lo)),
-                 ha="left", va="center", fontsize=SMALL, arrowprops=dict(arrowstyle="-", color="0.3", lw=0.8),
-                 bbox=dict(facecolor="white", edgecolor="none", pad=0.4))
-    sub.text(0.75 * s_hi, 0.0, "slice of\nthe body $K$", ha="center", va="center", fontsize=SMALL)
-    sub.plot([0], [0], "+", color="black", ms=8)
-    sub.annotate("0", (0, 0), xytext=(-4, -4), textcoords="offset points", ha="right", va="top", fontsize=SMALL)
+    sub.plot([proxy[0]], [proxy[1]], "*", color=COLORS[2], mfc="white", mew=1.5, ms=13, zorder=5)
+    sub.annotate(f"min-norm point\nof $K$, projected\n({off:.2f} off the plane)", proxy,
+                 xytext=(proxy[0] + 0.25 * span, 0.0), ha="left", va="center",
+                 fontsize=SMALL, arrowprops=dict(arrowstyle="-", color="0.3", lw=0.8),
+                 bbox=dict(facecolor="white", edgecolor="none", pad=0.4), zorder=4)
+    sub.annotate("to 0", (s_lo, t_hi - 0.12 * (t_hi - t_lo)), xytext=(s_lo + 0.2 * (s_hi - s_lo),
+                 t_hi - 0.12 * (t_hi - t_lo)), ha="left", va="center", fontsize=SMALL,
+                 arrowprops=dict(arrowstyle="->", color="0.3", lw=1))
     sub.set_xlim(s_lo, s_hi)
     sub.set_ylim(t_lo, t_hi)
     sub.set_aspect("equal")
@@ -564,8 +571,29 @@ def plot_halfspaces(body: Body, heads: Heads, *, box: float | None = None):
     sub.set_yticks([])
     sub.set_xlabel(r"along $\Theta^\star$", fontsize=SMALL, labelpad=2)
     sub.set_ylabel(r"along $\Theta_1-\Theta^\star$", fontsize=SMALL, labelpad=2)
-    sub.set_title(f"a slice: {len(lines)} of the {body.n_constraints}\nhalfspaces bound it", fontsize=SMALL)
+    sub.set_title(f"a slice: {len(lines)} of the {body.n_constraints} halfspaces\nbound it, {number} in this view",
+                  fontsize=SMALL)
     return fig
+
+
+def _clip_segment(p0: np.ndarray, p1: np.ndarray, view: tuple) -> np.ndarray | None:
+    """The part of the segment p0 -> p1 inside the rectangle ``view = (s_lo, s_hi, t_lo, t_hi)`` (Liang-Barsky)."""
+    lo, hi, d = 0.0, 1.0, p1 - p0
+    for p, q in ((-d[0], p0[0] - view[0]), (d[0], view[1] - p0[0]), (-d[1], p0[1] - view[2]), (d[1], view[3] - p0[1])):
+        if abs(p) < 1e-15:
+            if q < 0:
+                return None
+            continue
+        r = q / p
+        lo, hi = (max(lo, r), hi) if p < 0 else (lo, min(hi, r))
+    return None if lo >= hi else np.array([p0 + lo * d, p0 + hi * d])
+
+
+def _edge_on(poly: np.ndarray, u: float, v: float, gamma: float) -> np.ndarray:
+    """The two extreme vertices of ``poly`` on the line ``u s + v t = gamma`` (the face it carries)."""
+    on = poly[np.abs(poly @ [u, v] - gamma) <= 1e-6 * max(abs(gamma), np.hypot(u, v))]
+    along = np.array([-v, u]) / np.hypot(u, v)
+    return on[[int(np.argmin(on @ along)), int(np.argmax(on @ along))]]
 
 
 # --------------------------------------------------------------------------- chapter 9: the phases
@@ -927,9 +955,9 @@ def plot_two_roads(*, d: int = 16, heads=(2, 3, 4, 5)):
             prev = b
     # below: degree and monomials, computed
     ty = table_h - 0.25
-    ax.text(0.05, ty, "Where the lower bound bites: the degree $D$ of the function on the hypercube,\n"
-            "and the number of monomials of degree $\\leq D$ a polynomial method must fit\n"
-            f"($d={d}$, two tokens, $2d={2 * d}$ variables)", ha="left", va="top", fontsize=SMALL,
+    ax.text(0.05, ty, "Where the lower bound bites: the degree $D$ of the function on the\n"
+            "hypercube, and the number of monomials of degree $\\leq D$ a polynomial\n"
+            f"method must fit ($d={d}$, two tokens, $2d={2 * d}$ variables)", ha="left", va="top", fontsize=SMALL,
             linespacing=1.3)
     cx = [2.2 + 1.12 * j for j in range(len(ms))]
     rows = [("linear attention", lambda m: 3, "linear"),

@@ -33,8 +33,9 @@ def plot_fourier_spectrum(spectrum: FourierSpectrum, *, threshold: float = 1e-12
     Returns
     -------
     matplotlib.figure.Figure
-        Left: the largest |f_hat(T)| over monomials of each degree (log scale;
-        exact zeros sit on the floor, marked 0). Right: ``E[(f - f_{<=D})^2]``,
+        Left: the largest |f_hat(T)| over monomials of each degree, as a dot on a
+        log axis (grey below the dashed threshold; exact zeros are written 0 on the
+        floor). Right: ``E[(f - f_{<=D})^2]``,
         the error left by the best polynomial of degree <= D.
     """
     if not isinstance(spectrum, FourierSpectrum):
@@ -43,28 +44,37 @@ def plot_fourier_spectrum(spectrum: FourierSpectrum, *, threshold: float = 1e-12
     top = spectrum.max_abs_by_degree()
     K = top.size - 1
     degrees = np.arange(K + 1)
-    fig, axes = subplots(1, 2, width=3.4, height=3.4, constrained_layout=True)
+    fig, axes = subplots(1, 2, width=3.0, height=3.4, constrained_layout=True)
     ax = axes[0, 0]
-    shown = np.maximum(top, _FLOOR)
-    ax.bar(degrees, shown, bottom=_FLOOR * 0.5, color=[COLORS[0] if t > threshold else GREYS["light"] for t in top])
-    for k in degrees[top <= _FLOOR]:
+    nonzero = top > _FLOOR
+    # dots, not bars: a bar's length on a log axis means nothing
+    for k in degrees:
+        ax.axvline(k, color=GREYS["faint"], lw=1, zorder=0)
+    ax.plot(degrees[nonzero], top[nonzero], "o", ms=8, ls="none", color=COLORS[0])
+    small = nonzero & (top <= threshold)
+    ax.plot(degrees[small], top[small], "o", ms=8, ls="none", color=GREYS["light"])
+    for k in degrees[~nonzero]:
         ax.text(k, _FLOOR, "0", ha="center", va="bottom", color=GREYS["dark"])
-    ax.axhline(threshold, color=COLORS[1], ls=(0, (6, 3)), lw=1.5, label=f"{threshold:.0e}")
+    ax.axhline(threshold, color=COLORS[1], ls=(0, (6, 3)), lw=1.5)
+    ax.text(0.98, threshold, f"zero below {threshold:.0e}", transform=ax.get_yaxis_transform(), ha="right",
+            va="bottom", color=COLORS[1])
     ax.set_yscale("log")
-    ax.set_ylim(_FLOOR * 0.5, 10.0)
-    ticks = degrees if K <= 8 else degrees[::2]  # 11.5 pt labels of two digits need the room
+    ax.set_ylim(_FLOOR * 0.5, 30.0)
+    ticks = degrees if K <= 8 else degrees[::2]  # labels of two digits need the room
     ax.set_xticks(ticks)
-    ax.set_xlabel("degree |T|")
-    ax.set_ylabel(r"largest $|\hat f(T)|$")
-    ax.legend(loc="upper right", title="zero below")
+    ax.set_xlim(-0.6, K + 0.6)
+    ax.set_xlabel("degree $|T|$")
+    ax.set_title("largest $|\\hat f(T)|$ of\neach degree")
     ax.yaxis.set_major_locator(LogLocator(base=10.0, numticks=5))
     ax = axes[0, 1]
     tail = np.array([spectrum.truncation_error(D) for D in degrees])
     ax.step(degrees, tail, where="mid", color=COLORS[2])
     ax.plot(degrees, tail, "o", color=COLORS[2], ms=6)
     ax.set_xticks(ticks)
+    ax.set_xlim(-0.6, K + 0.6)
     ax.set_ylim(-0.05 * max(tail.max(), 1e-12), 1.1 * max(tail.max(), 1e-12))
-    ax.set_xlabel("degree D of the best polynomial")
+    ax.set_xlabel("degree $D$")
+    ax.set_title("error of the best fit\nof degree $\\leq D$")
     ax.set_ylabel(r"$E[(f - f_{\leq D})^2]$")
     if title:
         fig.suptitle(title)

@@ -15,7 +15,7 @@ from .._validation import as_float_array, check_axis_values, check_flag, check_i
 from ..rkhs.coefficients import as_coef, coefficient_matrix
 from ..rkhs.experiments import Sweep
 from ..rkhs.identifiability import Certificate
-from ._style import COLORS, GREYS, MARKERS, legend_below, series, styled, subplots
+from ._style import COLORS, COLUMN_IN, GREYS, legend_below, series, styled, subplots
 
 __all__ = [
     "plot_bound_check",
@@ -131,10 +131,13 @@ def plot_heads_vs_regression(panels: dict, *, ylabel: str = "validation MSE"):
             if positive.size:
                 lowest = min(lowest, float(positive.min()))
         shown = max(regression, 1e-32)
-        ax.axhline(shown, color="black", ls=(0, (6, 3)), lw=1.5, label="regression")
+        below = np.isfinite(lowest) and shown < 1e-3 * lowest
+        # the line is drawn (and named in the legend) only where it is on the axes
+        if not below:
+            ax.axhline(shown, color="black", ls=(0, (6, 3)), lw=1.5, label="regression")
         for a in (ax, ends):
             a.set_yscale("log") if a is ax else a.set_xscale("log")
-        if np.isfinite(lowest) and shown < 1e-3 * lowest:
+        if below:
             # three empty decades under the curves hold the note; the line itself is off the axis
             ax.set_ylim(bottom=lowest / 1000)
             ax.annotate(f"regression {_regression_text(regression)}\n(below the axis)", xy=(0.98, 0.0),
@@ -272,7 +275,7 @@ def plot_identifiability(sweep, *, solvers=None, log_distance: bool = False):
     zero = lam <= 0
     x = np.log2(np.where(zero, 1.0, lam))
     order = np.argsort(x)
-    fig = plt.figure(figsize=(6.4, 6.6), constrained_layout=True)
+    fig = plt.figure(figsize=(COLUMN_IN, 6.6), constrained_layout=True)
     grid = fig.add_gridspec(2, 2, width_ratios=[1, 6] if zero.any() else [0.001, 6])
     rows = ((sweep.distance, r"$\|p(\Theta)-p(\hat\Theta)\|_F$", log_distance, "distance to the truth"),
             (sweep.ood, "MSE on Gaussian tables", True, "out-of-distribution error"))
@@ -287,10 +290,13 @@ def plot_identifiability(sweep, *, solvers=None, log_distance: bool = False):
             if key == "iterative":
                 label = f"{sweep.steps} gradient steps, from the start"
             keep = order[~zero[order]]
-            main.plot(x[keep], y[keep], **series(j), label=label)
+            # the two exact fits coincide wherever the data certify: the minimum-norm fit is drawn on top,
+            # in large open markers, so the other shows through it
+            look = {**series(j), **({"mfc": "white", "ms": 10, "mew": 1.8, "zorder": 3} if key == "minimum norm"
+                                    else {"ms": 5})}
+            main.plot(x[keep], y[keep], **look, label=label)
             if side is not None:
-                side.plot(np.zeros(int(zero.sum())), y[zero], ls="none", color=COLORS[j % len(COLORS)],
-                          marker=MARKERS[j % len(MARKERS)])
+                side.plot(np.zeros(int(zero.sum())), y[zero], **{**look, "ls": "none"})
         if log:
             main.set_yscale("log")
         else:
@@ -312,34 +318,57 @@ def plot_identifiability(sweep, *, solvers=None, log_distance: bool = False):
     return fig
 
 
+#: the lowest share of its bound a run is drawn at; below it a run is rounding error
+RATIO_FLOOR = 1e-6
+
+
 @styled
 def plot_bound_check(actual, bound, *, xlabel: str = "bound", ylabel: str = "observed", title: str | None = None):
-    """Observed values against the bound that should hold for each: every point below the diagonal.
+    """How much of its bound each observed value uses: observed / bound against the bound.
 
     Parameters
     ----------
     actual, bound : array_like of shape (K,)
+        One pair per run; the bound must hold, ``actual <= bound``.
+    xlabel : str
+        What the bound is (the x-axis, log scale).
+    ylabel : str
+        What is observed; the y-axis is this divided by the bound.
 
     Returns
     -------
     matplotlib.figure.Figure
+        One dot per run at (bound, observed / bound), both on log axes, with the bound
+        itself as the dashed line at 1: a dot on the line uses all of its bound, a dot a
+        decade below it uses a tenth, so the slack of every run can be read off. Runs
+        whose share is below ``RATIO_FLOOR`` (rounding error, or 0) sit on the floor as
+        downward triangles.
     """
     actual, bound = as_float_array("actual", actual), as_float_array("bound", bound)
     if actual.shape != bound.shape or actual.size == 0:
         raise ValueError(f"actual and bound must be non-empty and of one shape, one pair per run; "
                          f"received shapes {actual.shape} and {bound.shape}")
-    fig, axes = subplots(1, 1, width=5.0, height=3.8, constrained_layout=True)
+    if np.any(bound <= 0):
+        raise ValueError(f"bound must be positive, one bound per run; received {bound[bound <= 0][:3]}")
+    fig, axes = subplots(1, 1, width=5.6, height=3.4, constrained_layout=True)
     ax = axes[0, 0]
-    ax.loglog(bound, np.maximum(actual, 1e-300), "o", ms=5, color=COLORS[0], alpha=0.7)
-    lo = min(bound.min(), actual[actual > 0].min() if np.any(actual > 0) else bound.min())
-    hi = max(bound.max(), actual.max())
-    ax.plot([lo, hi], [lo, hi], color=GREYS["dark"], ls=(0, (6, 3)), lw=1.2, label="observed = bound")
+    ratio = actual / bound
+    positive = ratio[ratio > 0]
+    floor = max(float(positive.min()) / 3 if positive.size else RATIO_FLOOR, RATIO_FLOOR)
+    low = ratio < floor
+    ax.plot(bound[~low], ratio[~low], "o", ms=7, color=COLORS[0], alpha=0.8, ls="none", label="a run")
+    if low.any():  # rounding error, or zero: on the floor, pointing down
+        ax.plot(bound[low], np.full(int(low.sum()), floor), "v", ms=8, color=COLORS[0], ls="none",
+                label=f"below {floor:.0e}")
+    ax.axhline(1.0, color=GREYS["dark"], ls=(0, (6, 3)), lw=1.2, label="observed = bound")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_ylim(floor / 2, 3.0)
     ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    ax.set_ylabel(f"{ylabel} / bound")
     if title:
         ax.set_title(title)
-    ax.legend(loc="upper left")
-    plt.setp(ax.get_xticklabels(), rotation=0)
+    legend_below(fig, ax, ncol=3)
     return fig
 
 

@@ -8,8 +8,9 @@ the book's style (the same as :mod:`attnlib.viz`). The explorers in
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.patches import Patch
+from matplotlib.patches import Rectangle
 
 from .._validation import (
     as_float_array,
@@ -23,7 +24,7 @@ from ..heads import Heads, as_heads
 from ..sculpt import Body, body_slice
 from ..sculpt.diagnostics import PhaseDiagnostics, SliceCurves
 from ..sculpt.instances import min_norm_point
-from ._style import COLORS, GREYS, MARKERS, SEQUENTIAL, legend_below, series, styled, subplots
+from ._style import COLORS, COLUMN_IN, GREYS, MARKERS, legend_below, series, styled, subplots
 
 #: what the figures and tables call the methods of :func:`attnlib.sculpt.compare_methods`
 METHOD_LABELS = {
@@ -114,29 +115,63 @@ def head_plane(heads: Heads) -> np.ndarray:
     return np.stack([B1, B2 / np.linalg.norm(B2)])
 
 
+def clip_edges(poly: np.ndarray, half: float, tol: float = 1e-9) -> np.ndarray:
+    """For each edge ``poly[k] -> poly[k + 1]`` of a slice clipped to ``|s|, |t| <= half``: True if it is the clip.
+
+    An edge on the square's boundary is where the drawing stops, not a face of the body.
+    """
+    poly = as_float_array("poly", poly)
+    if poly.ndim != 2 or poly.shape[1] != 2:
+        raise ValueError(f"poly must be the vertices of a polygon, shape (V, 2); received shape {poly.shape}")
+    half = check_positive_float("half", half)
+    ends = np.roll(poly, -1, axis=0)
+    on = [(np.abs(poly[:, i] - side * half) <= tol * half) & (np.abs(ends[:, i] - side * half) <= tol * half)
+          for i in (0, 1) for side in (-1, 1)]
+    return np.any(on, axis=0)
+
+
+def plane_coordinates(M, basis: np.ndarray) -> tuple[np.ndarray, float]:
+    """The coordinates of a (d, d) matrix in the plane of ``basis`` and its distance from that plane.
+
+    ``basis`` is orthonormal, of shape (2, d, d), as :func:`attnlib.sculpt.body_slice` takes it.
+    """
+    M, basis = as_float_array("M", M), as_float_array("basis", basis)
+    if basis.ndim != 3 or basis.shape[0] != 2 or M.shape != basis.shape[1:]:
+        raise ValueError(f"M must be (d, d) and basis (2, d, d) of the same d; received shapes {M.shape} and "
+                         f"{basis.shape}")
+    q = np.einsum("pq,jpq->j", M, basis)
+    return q, float(np.linalg.norm(M - np.einsum("j,jpq->pq", q, basis)))
+
+
 @styled
 def plot_body_slices(bodies: list, heads: Heads, *, titles=None, proxies=None, box: float | None = None):
-    """Slices of sculpted bodies through the plane of the first two planted heads.
+    """Slices of sculpted bodies through the plane of the first two planted heads, drawn one over another.
 
     Parameters
     ----------
     bodies : list of Body
-        One panel per body (e.g. built from more and more examples).
+        One outline per body (e.g. built from more and more examples), in the order given.
     heads : Heads
         The planted layer (m >= 2); the plane is spanned by Theta_1 and Theta_2,
         drawn with Theta_star (their min-norm point) along the horizontal axis.
     titles : list of str, optional
+        The legend's name for each body (default its ``repr``).
     proxies : list of ndarray of shape (d, d), optional
-        Min-norm proxies to mark (projected onto the plane).
+        Min-norm proxies, one per body, marked where they project onto the plane.
     box : float, optional
-        Half-width of the square drawn; default 1.4 times the largest head coordinate.
+        How far the drawing goes along each axis; default 1.4 times the largest head coordinate.
 
     Returns
     -------
     matplotlib.figure.Figure
-        Shaded: the slice of the body (clipped to the square). Dots: the heads;
-        grey: the segment between them and the rays through them (the
-        idealised body ``conv + cone`` up to scale); star: the proxy.
+        Each slice is shaded lightly (where slices overlap the shade deepens) and
+        outlined in its own colour and line style along the body's faces only: where
+        a slice meets the edge of the drawing it is left open, because the body goes on
+        (it is unbounded). Black dots: the heads; dotted grey: the segment between them
+        and the rays through them (the idealised body ``conv + cone`` up to scale).
+        Open stars: the proxies projected onto the plane. A proxy is not in the plane,
+        so its projection may fall outside the slice; the legend gives its distance
+        from the plane.
     """
     heads = as_heads(heads)
     if isinstance(bodies, (str, bytes, dict)) or not hasattr(bodies, "__iter__"):
@@ -147,43 +182,57 @@ def plot_body_slices(bodies: list, heads: Heads, *, titles=None, proxies=None, b
         raise ValueError("bodies must hold at least one Body; received an empty list")
     for body in bodies:
         check_instance("bodies", body, Body, "attnlib.sculpt.sculpt_body")
+    if proxies is not None and len(proxies) != len(bodies):
+        raise ValueError(f"proxies must give one proxy per body ({len(bodies)}); received {len(proxies)}")
+    titles = [repr(b) for b in bodies] if titles is None else [str(t) for t in titles]
     B = head_plane(heads)
     pts = np.einsum("ipq,jpq->ij", heads.Theta[:2], B)  # heads in plane coordinates
     half = box if box is not None else 1.4 * float(np.abs(pts).max())
-    ncols = min(2, len(bodies))
-    nrows = -(-len(bodies) // ncols)
-    fig, axes = subplots(nrows, ncols, width=3.3, height=3.3, constrained_layout=True)
-    for ax in axes.flat[len(bodies):]:
-        ax.set_axis_off()
-    for k, (ax, body) in enumerate(zip(axes.flat[: len(bodies)], bodies, strict=True)):
+    fig = plt.figure(figsize=(COLUMN_IN, 4.1), constrained_layout=True)
+    ax = fig.add_subplot()
+    for j, (body, title) in enumerate(zip(bodies, titles, strict=True)):
         poly = body_slice(body, np.zeros((body.d, body.d)), B, box=half)
+        style = series(j, marker=False)
         if len(poly):
-            ax.fill(poly[:, 0], poly[:, 1], color=COLORS[0], alpha=0.25, lw=0)
-            ax.plot(*np.vstack([poly, poly[:1]]).T, color=COLORS[0], lw=1)
-        for p in pts:
-            ax.plot([0, p[0] * 10], [0, p[1] * 10], color=GREYS["mid"], lw=1, ls=":")
-        ax.plot([pts[0, 0], pts[1, 0]], [pts[0, 1], pts[1, 1]], color=GREYS["mid"], lw=1, ls=":")
-        ax.plot(pts[:, 0], pts[:, 1], "o", color=COLORS[1], ms=8, label=r"heads $\Theta_1,\Theta_2$")
-        if proxies is not None:
-            q = np.einsum("pq,jpq->j", proxies[k], B)
-            ax.plot(q[0], q[1], "*", color=COLORS[3], mec="black", mew=0.6, ms=15, label="min-norm proxy")
-        ax.set_xlim(-half, half)
-        ax.set_ylim(-half, half)
-        ax.set_aspect("equal")
-        ax.axhline(0, color=GREYS["faint"], lw=0.6)
-        ax.axvline(0, color=GREYS["faint"], lw=0.6)
-        ax.set_title(titles[k] if titles else repr(body))
-        ax.set_xlabel(r"along $\Theta^\star$")
-        if k % ncols == 0:
-            ax.set_ylabel(r"along $\Theta_1-\Theta^\star$")
-    handles, labels = axes.flat[0].get_legend_handles_labels()
-    handles.insert(0, Patch(facecolor=COLORS[0], alpha=0.25, edgecolor=COLORS[0]))
-    labels.insert(0, "slice of the body")
-    if len(bodies) < axes.size:
-        axes.flat[-1].legend(handles, labels, loc="center")
-    else:
-        fig.legend(handles, labels, loc="outside lower center", ncol=3)
+            ax.fill(poly[:, 0], poly[:, 1], color=COLORS[0], alpha=0.13, lw=0)
+            closed = np.vstack([poly, poly[:1]])
+            for k, clipped in enumerate(clip_edges(poly, half)):
+                if not clipped:
+                    ax.plot(closed[k:k + 2, 0], closed[k:k + 2, 1], color=style["color"], ls=style["ls"], lw=2,
+                            solid_capstyle="round")
+        ax.plot([], [], color=style["color"], ls=style["ls"], lw=2, label=title)
+    for p in pts:
+        ax.plot([0, p[0] * 10], [0, p[1] * 10], color=GREYS["mid"], lw=1, ls=":")
+    ax.plot([pts[0, 0], pts[1, 0]], [pts[0, 1], pts[1, 1]], color=GREYS["mid"], lw=1, ls=":")
+    ax.plot(pts[:, 0], pts[:, 1], "o", color="black", ms=7, label=r"heads $\Theta_1,\Theta_2$")
+    if proxies is not None:
+        for j, proxy in enumerate(proxies):
+            q, off = plane_coordinates(np.asarray(proxy, dtype=float), B)
+            last = j == len(proxies) - 1
+            ax.plot(q[0], q[1], "*", color=series(j)["color"], mfc="white", mew=1.5, ms=15,
+                    label=f"proxy $P$, projected\n($P$ is {off:.2f} off\nthis plane)" if last else None)
+    ax.fill([], [], color=COLORS[0], alpha=0.25, lw=0,
+            label="slice, open where it\nleaves the frame:\nthe body goes on")
+    ax.set_xlim(-0.1 * half, half)
+    ax.set_ylim(-0.75 * half, 0.75 * half)
+    ax.set_aspect("equal")
+    ax.plot([0], [0], "+", color="black", ms=8)
+    ax.set_xlabel(r"along $\Theta^\star$")
+    ax.set_ylabel(r"along $\Theta_1-\Theta^\star$")
+    fig.legend(loc="outside right center", handlelength=2.4)
     return fig
+
+
+#: ASCII names of the library's results, as a figure writes them
+TYPESET = {"true Theta*": r"true $\Theta^\star$", "Theta": r"$\Theta$", "W": "$W$"}
+
+
+def _typeset(label: str) -> str:
+    return TYPESET.get(label, label)
+
+
+#: the relative errors of sum_i W_i are drawn over at least this range (near rounding to worse than useless)
+ERROR_RANGE = (1e-6, 3.0)
 
 
 @styled
@@ -204,6 +253,8 @@ def plot_slice_threshold(quantiles, errors, *, crude: float | None = None, title
     Returns
     -------
     matplotlib.figure.Figure
+        The error axis spans at least ``ERROR_RANGE``, so figures drawn for different
+        heads share their scale.
     """
     if isinstance(errors, SliceCurves):
         curves, errors = errors, {label: getattr(errors, name) for name, label in SLICE_LABELS.items()
@@ -214,11 +265,14 @@ def plot_slice_threshold(quantiles, errors, *, crude: float | None = None, title
     fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     for j, (label, y) in enumerate(errors.items()):
-        ax.plot(q, np.maximum(np.asarray(y, dtype=float), 1e-16), **series(j), ms=5, label=label)
+        ax.plot(q, np.maximum(np.asarray(y, dtype=float), 1e-16), **series(j), ms=5, label=_typeset(label))
     if crude is not None:
         ax.axhline(crude, color=COLORS[len(errors) % len(COLORS)], ls=(0, (6, 3)), lw=1.5, label="crude mean $X^TY$")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    # one range for every such figure, so that two of them compare at a glance
+    low, high = ax.get_ylim()
+    ax.set_ylim(min(low, ERROR_RANGE[0]), max(high, ERROR_RANGE[1]))
     ax.set_xlabel("slice size (fraction of rows, largest proxy margin first)")
     ax.set_ylabel(r"relative error of $\sum_i W_i$")
     if title:
@@ -242,9 +296,10 @@ def plot_phase_report(diagnostics: PhaseDiagnostics, *, title: str | None = None
     Returns
     -------
     matplotlib.figure.Figure
-        One horizontal bar per entry, named on the left and its value written at
-        the end of the bar; all bars in one colour (the panels differ by their
-        titles and axes, not by colour).
+        One row per entry, named on the left, with its value written beside it. The
+        errors (log axes) are dots: a bar's length on a log axis means nothing. The
+        cosines and seconds (linear axes, from 0) are bars. Values below ``ROUNDING``
+        are drawn at it and written "< 1e-16".
     """
     diagnostics = phase_report_entries(diagnostics)
     fig, axes = subplots(2, 2, width=3.4, height=2.6, constrained_layout=True)
@@ -258,27 +313,40 @@ def plot_phase_report(diagnostics: PhaseDiagnostics, *, title: str | None = None
         items = diagnostics.get(key, {})
         names = list(items)
         values = np.array([items[k] for k in names], dtype=float)
-        shown = np.maximum(values, 1e-16) if logx else values
-        left = 1e-17 if logx else 0
-        ax.barh(range(len(names)), shown - left, left=left, color=COLORS[0], height=0.6)
-        ax.set_yticks(range(len(names)), names)
+        rows = np.arange(len(names))
+        ax.set_yticks(rows, names)
         ax.set_ylim(len(names) - 0.5, -0.5)
         ax.set_title(label)
-        for row, (v, w) in enumerate(zip(values, shown, strict=True)):
-            ax.text(w, row, " " + fmt.format(v), va="center", ha="left")
         if logx:
+            # a bar's length on a log axis means nothing: a dot at each value, on a faint line per row
+            shown = np.maximum(values, ROUNDING)
+            for row in rows:
+                ax.axhline(row, color=GREYS["faint"], lw=1, zorder=0)
+            ax.plot(shown, rows, "o", color=COLORS[0], ms=8, ls="none")
             ax.set_xscale("log")
+            low = float(shown.min()) if shown.size else ROUNDING
             top = float(shown.max()) if shown.size else 1.0
-            ax.set_xlim(1e-17, top * 1e6)
+            ax.set_xlim(low / 30, top * 3e4)
             ax.xaxis.set_major_locator(_log_ticks())
-        elif key == "geometry":
-            ax.set_xlim(0, 1.35)
-            ax.set_xticks([0, 0.5, 1])
+            ax.tick_params(axis="y", length=0)
         else:
-            ax.set_xlim(0, 1.45 * float(shown.max()) if shown.size and shown.max() > 0 else 1.0)
+            shown = values
+            ax.barh(rows, values, color=COLORS[0], height=0.6)
+            if key == "geometry":
+                ax.set_xlim(0, 1.35)
+                ax.set_xticks([0, 0.5, 1])
+            else:
+                ax.set_xlim(0, 1.45 * float(values.max()) if values.size and values.max() > 0 else 1.0)
+        for row, (v, w) in enumerate(zip(values, shown, strict=True)):
+            text = fmt.format(v) if not (logx and v < ROUNDING) else f"< {ROUNDING:.0e}"
+            ax.text(w, row, "  " + text, va="center", ha="left")
     if title:
         fig.suptitle(title)
     return fig
+
+
+#: below this an error is rounding: drawn at it, written "< 1e-16"
+ROUNDING = 1e-16
 
 
 def _log_ticks():
@@ -354,9 +422,10 @@ def plot_sweep(scales, sizes, success: dict, *, title: str | None = None, seeds:
     Returns
     -------
     matplotlib.figure.Figure
-        One heat map per method (three per row), on the perceptually uniform
-        viridis scale from 0 (dark) to 1 (light); the number in each cell is the
-        success rate.
+        One small table per method (three per row): rows the sharpness, columns N.
+        Each cell reads ✓ (every seed succeeded), ✗ (none) or ~ (some), with the
+        count "k/seeds" (or the rate), on a green shade that deepens with the rate
+        or an orange one where every seed failed.
     """
     scales, sizes = check_axis_values("scales", scales), check_axis_values("sizes", sizes)
     success = check_mapping("success", success)
@@ -368,24 +437,32 @@ def plot_sweep(scales, sizes, success: dict, *, title: str | None = None, seeds:
     names = list(success)
     ncols = min(3, len(names))
     nrows = -(-len(names) // ncols)
-    fig, axes = subplots(nrows, ncols, width=2.1, height=max(2.8, 0.45 * len(scales) + 1.6),
+    fig, axes = subplots(nrows, ncols, width=2.0, height=max(2.2, 0.5 * len(scales) + 1.3),
                          constrained_layout=True, sharey=True)
     for ax in axes.flat[len(names):]:
         ax.set_axis_off()
     for k, (ax, name) in enumerate(zip(axes.flat[: len(names)], names, strict=True)):
         S = np.asarray(success[name], dtype=float)
-        im = ax.imshow(S, vmin=0, vmax=1, cmap=SEQUENTIAL, origin="lower", aspect="auto")
         for a in range(S.shape[0]):
             for b in range(S.shape[1]):
-                text = f"{round(S[a, b] * seeds):d}/{seeds}" if seeds else f"{S[a, b]:.1f}"
-                ax.text(b, a, text, ha="center", va="center", color="black" if S[a, b] > 0.5 else "white")
+                rate = S[a, b]
+                colour = COLORS[2] if rate > 0 else COLORS[1]
+                ax.add_patch(Rectangle((b - 0.46, a - 0.44), 0.92, 0.88, facecolor=colour,
+                                       alpha=0.15 + 0.35 * rate if rate > 0 else 0.18, lw=0))
+                mark = "✓" if rate >= 1 else "✗" if rate <= 0 else "~"
+                count = f" {round(rate * seeds):d}/{seeds}" if seeds else f" {rate:.1f}"
+                ax.text(b, a, mark + count, ha="center", va="center")
+        ax.set_xlim(-0.5, S.shape[1] - 0.5)
+        ax.set_ylim(-0.5, S.shape[0] - 0.5)
         ax.set_xticks(range(len(sizes)), [str(int(s)) for s in sizes])
         ax.set_yticks(range(len(scales)), [f"{s:g}" for s in scales])
+        ax.tick_params(length=0)
+        for spine in ax.spines.values():
+            spine.set_visible(False)
         ax.set_xlabel("examples N")
         ax.set_title(METHOD_LABELS.get(name, name))
         if k % ncols == 0:
             ax.set_ylabel(r"sharpness $\|\Theta_i\|_F$")
-    fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.8, label="success rate")
     if title:
         fig.suptitle(title)
     return fig
@@ -537,8 +614,8 @@ def rate_text(cell: dict) -> str:
     Parameters
     ----------
     cell : dict
-        ``results["single_start"]["settings"][setting]["starts"][kind]``: ``successes``,
-        ``trials``, ``low``, ``high``.
+        One kind of start of one setting: ``starts[kind]`` of an entry of
+        ``results["single_start"]["settings"]``, with ``successes``, ``trials``, ``low``, ``high``.
 
     Examples
     --------

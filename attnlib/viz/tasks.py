@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.colors import ListedColormap
-from matplotlib.patches import Patch, Rectangle
+from matplotlib.patches import Rectangle
 
 from .._validation import check_array_dtype, check_nonnegative_int
 from ..heads import Heads, as_heads
 from ..tasks import automata as am
 from ..tasks import turing as tu
-from ._style import COLORS, GREYS, styled, subplots
+from ._style import COLORS, COLUMN_IN, GREYS, styled, subplots
 
 
 @styled
@@ -70,7 +69,7 @@ def plot_dfa_step(dfa, word, t: int = 0, heads: Heads | None = None):
     fig, axes = subplots(1, 3, width=2.3, height=max(3.0, 0.3 * n + 1.4), constrained_layout=True,
                           gridspec_kw={"width_ratios": [1.7, 0.9, 0.8]})
     ax = axes[0, 0]
-    ax.imshow(X, cmap="Greys", vmin=0, vmax=1.4, aspect="auto")
+    ax.imshow(X, cmap="Greys", vmin=0, vmax=1.4, aspect="auto", interpolation="none")
     ax.axvline(SA - 0.5, color=COLORS[1], ls="--", lw=1.5)
     rows = [f"({s},{a})→{dfa.delta[s, a]}" for s in range(S) for a in range(A)]
     rows += [f"q{k}: ({states[k]},{word[k]})" for k in range(t + 1)]
@@ -103,7 +102,7 @@ def plot_dfa_step(dfa, word, t: int = 0, heads: Heads | None = None):
 
 @styled
 def plot_tm_run(run):
-    """A Turing-machine run by the attention program: the tape over time, and the context it wrote.
+    """A Turing-machine run by the attention program: the tape over time, and the tokens each step wrote.
 
     Parameters
     ----------
@@ -112,23 +111,21 @@ def plot_tm_run(run):
     Returns
     -------
     matplotlib.figure.Figure
-        Top: space-time diagram (rows are steps, columns cells, shade the
-        letter, the head's cell outlined and labelled with the state), and the
-        legend. Bottom: the non-zero entries of the context as filled cells, one
-        row per token, coloured by the instruction that wrote it (grey: the
-        starting context), the tokens of each step between thin lines; the
-        columns of each step's If-Then dummies sit in blocks of their own, which
-        is why the width grows with the number of steps.
+        Left: space-time diagram (rows are steps, columns cells, the head's cell
+        outlined and labelled with the state). Right, on the same rows: the context
+        as a schematic, one block per token. The first row is the starting context;
+        every step after it appends one token per instruction of the program, the
+        same instructions in the same order (named at the top, each kind in its own
+        tint), and each block gives the token's row in the context.
     """
     if not isinstance(run, tu.TMRun):
         raise TypeError(f"run must be a TMRun; received {type(run).__name__}")
     configs = run.configs
     tapes = np.array([c[2] for c in configs])
     X = run.X
-    fig = plt.figure(figsize=(6.4, 7.4), constrained_layout=True)
-    grid = fig.add_gridspec(2, 2, height_ratios=[1, 2.3], width_ratios=[1, 1])
-    ax = fig.add_subplot(grid[0, 0])
-    ax.imshow(tapes, cmap="Greys", vmin=0, vmax=max(1, tapes.max()) * 4, aspect="auto")
+    fig, (ax, right) = plt.subplots(1, 2, figsize=(COLUMN_IN, 0.42 * len(configs) + 2.1), constrained_layout=True,
+                                    gridspec_kw={"width_ratios": [tapes.shape[1], 8.6]})
+    ax.imshow(tapes, cmap="Greys", vmin=0, vmax=max(1, tapes.max()) * 4, aspect="auto", interpolation="none")
     for step, (state, head, tape) in enumerate(configs):
         ax.add_patch(Rectangle((head - 0.5, step - 0.5), 1, 1, fill=False, ec=COLORS[1], lw=2.5))
         ax.text(head, step, f"q{state}", ha="center", va="center", color=COLORS[1], fontweight="bold")
@@ -141,23 +138,25 @@ def plot_tm_run(run):
     ax.set_ylabel("step")
     ax.set_title("the machine")
 
-    ax = fig.add_subplot(grid[1, :])
     n0 = X.shape[0] - len(run.names)
-    kinds = ["context"] + list(dict.fromkeys(name.split()[0] for name in run.names))
-    row_kind = np.array([0] * n0 + [kinds.index(name.split()[0]) for name in run.names])
-    palette = [GREYS["mid"]] + [COLORS[j % len(COLORS)] for j in range(len(kinds) - 1)]
-    # each non-zero entry is a filled cell coloured by the instruction that wrote its row; zero is white
-    image = np.where(np.abs(X) > 0.5, row_kind[:, None] + 1, 0)
-    ax.imshow(image, cmap=ListedColormap(["white", *palette]), vmin=-0.5, vmax=len(kinds) + 0.5,
-              aspect="auto", interpolation="nearest")
     per_step = max(len(run.names) // max(len(configs) - 1, 1), 1)  # instructions per machine step
-    starts = [0] + list(range(n0, X.shape[0], per_step))
-    ax.set_yticks(starts, ["start"] + [f"step {k + 1}" for k in range(len(starts) - 1)])
-    for row in starts[1:]:
-        ax.axhline(row - 0.5, color=GREYS["faint"], lw=0.8)
-    ax.set_xlabel(f"coordinate (d = {X.shape[1]})")
-    ax.set_title("the context the program wrote")
-    legend = fig.add_subplot(grid[0, 1])
-    legend.set_axis_off()
-    legend.legend([Patch(color=c) for c in palette], kinds, loc="center left", title="row written by")
+    program = run.names[:per_step]
+    kinds = list(dict.fromkeys(name.split()[0] for name in program))
+    tints = {kind: COLORS[j % len(COLORS)] for j, kind in enumerate(kinds)}
+    right.add_patch(Rectangle((0.04, -0.42), per_step - 0.08, 0.84, facecolor=GREYS["light"], alpha=0.5, lw=0))
+    right.text(per_step / 2, 0, f"starting context: rows 1–{n0}", ha="center", va="center")
+    for k, name in enumerate(run.names):
+        step, j = divmod(k, per_step)
+        right.add_patch(Rectangle((j + 0.04, step + 1 - 0.42), 0.92, 0.84, facecolor=tints[name.split()[0]],
+                                  alpha=0.35, lw=0))
+        right.text(j + 0.5, step + 1, str(n0 + k + 1), ha="center", va="center")
+    right.set_xlim(0, per_step)
+    right.set_ylim(len(configs) - 0.5, -0.5)
+    right.xaxis.tick_top()
+    right.set_xticks(np.arange(per_step) + 0.5, program, rotation=60, ha="left", rotation_mode="anchor")
+    right.set_yticks([])
+    right.tick_params(length=0)
+    for spine in right.spines.values():
+        spine.set_visible(False)
+    right.set_xlabel(f"one token per instruction, each of\nd = {X.shape[1]} coordinates; its row in the context")
     return fig

@@ -50,7 +50,7 @@ def plot_loss_curves(curves: dict, *, xlabel: str = "epoch", ylabel: str = "trai
 
 @styled
 def plot_loss_along_line(ts, losses: dict, *, xlabel: str = "position t on the line", ylabel: str = "training MSE",
-                         title: str | None = None, chords: bool = True):
+                         title: str | None = None, chords: bool = True, ylim: tuple | None = None):
     """The loss along lines in parameter space, with the chords convexity would require.
 
     Parameters
@@ -61,6 +61,9 @@ def plot_loss_along_line(ts, losses: dict, *, xlabel: str = "position t on the l
     chords : bool, default True
         Draw the straight chord between the endpoints of each curve: a convex
         function lies on or below it.
+    ylim : (float, float), optional
+        Fixed limits of the loss axis (an explorer holds them across its frames); by
+        default the axis fits the curves.
 
     Returns
     -------
@@ -80,6 +83,8 @@ def plot_loss_along_line(ts, losses: dict, *, xlabel: str = "position t on the l
             i0, i1 = int(np.argmin(np.abs(ts))), int(np.argmin(np.abs(ts - 1)))
             ax.plot([ts[i0], ts[i1]], [y[i0], y[i1]], color=color, ls=":", lw=1.2)
             ax.plot([ts[i0], ts[i1]], [y[i0], y[i1]], ls="none", marker=series(j)["marker"], color=color, ms=6)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title:

@@ -1,11 +1,14 @@
 """What every explorer shares: controls over a figure of :mod:`attnlib.viz`, precomputed or live.
 
 Most readers meet the book as a web page with no Python kernel behind it. So an
-explorer, by default, draws its figure for every point of a small grid of control
+explorer, by default, draws its figure for every point of a grid of control
 values while the notebook executes, and returns a widget whose controls switch
-between those frames in the browser, with no Python callback (:func:`explorer`).
-With ``live=True`` the same call returns an ``ipywidgets.interactive`` that redraws
-for any value, for a reader with a kernel (Binder, Colab, Jupyter).
+between those frames in the browser, with no Python callback
+(:func:`frame_explorer`). For a reader with a kernel (Binder, Colab, Jupyter) the
+same controls drive an ``ipywidgets.interactive`` that redraws for any value
+(:func:`live_explorer`). :func:`explorer` picks one of the two; what they share is
+the :class:`Control` (its values, its label, its one-line note) and the check of
+the controls.
 
 How the frames are switched, and why this way
 ---------------------------------------------
@@ -25,17 +28,24 @@ page as in a live notebook. Alternatives we did not take:
 
 Nested stacks need only the standard controls of ipywidgets 8, which the
 ``@jupyter-widgets/html-manager`` bundle (served with the book) already carries.
-Frames whose PNG bytes are equal (e.g. a control value clamped by another) share
-one ``Image`` model, which may sit in several stacks. Each frame is written as a
-256-colour palette PNG (quantised with Pillow), about a third of the RGBA size, so
-a chapter page with its frames stays within a few megabytes; ``max_frames``
-guards the budget. Frames are drawn once (no ``bbox_inches="tight"``, which draws
-twice) and cropped to the union of their ink, so the figure keeps its place as the
-controls move.
+
+The frames
+----------
+All frames of an explorer are drawn first, and each axes gets the union of its
+limits over the frames (``fixed_axes``), so what moves is the data, not the
+scale. Each frame is rasterised at ``FRAME_DPI`` (twice the page's 96 px per inch)
+and shown at half its pixel width: as sharp as the SVG figures on a high-density
+screen. It is written as a 256-colour palette PNG (quantised with Pillow), about a
+third of the RGBA size; frames whose bytes are equal (e.g. a control value clamped
+by another) share one ``Image`` model, which may sit in several stacks. All frames
+are cropped to the union of their ink, so the figure keeps its place as the
+controls move. ``max_frames`` guards the page budget, ``PAGE_BUDGET_MB`` for a
+chapter page with its figures and frames.
 """
 
 from __future__ import annotations
 
+import html
 import io
 import itertools
 from dataclasses import dataclass, field
@@ -44,23 +54,19 @@ import ipywidgets as widgets
 from IPython.display import display
 
 from .._validation import check_flag
+from ..viz import FRAME_DPI
 
-#: default ceiling on the frames of one explorer; a chapter page should stay under ~6 MB
+#: default ceiling on the frames of one explorer (see PAGE_BUDGET_MB)
 MAX_FRAMES = 64
+
+#: the budget of one chapter page: its HTML (with the widgets' frames, base64) and the figures it loads
+PAGE_BUDGET_MB = 2.5
 
 #: CSS class of the box every precomputed explorer returns (the page's widget note looks for it)
 FRAMES_CLASS = "attnlib-frames"
 
-
-def interactive(draw, **controls):
-    """An ``ipywidgets.interactive`` that displays the figure ``draw(**values)`` returns."""
-
-    def show(**values):
-        figure = draw(**values)
-        if figure is not None:
-            display(figure)
-
-    return widgets.interactive(show, **controls)
+#: CSS class of the one-line notes under an explorer's controls
+NOTES_CLASS = "attnlib-notes"
 
 
 @dataclass(frozen=True)
@@ -70,7 +76,8 @@ class Control:
     Parameters
     ----------
     description : str
-        The label the reader sees (also the control's accessible name).
+        The label the reader sees (also the control's accessible name), typeset in
+        Unicode: ``"log₁₀ c"``, ``"‖Θᵢ‖"``.
     values : tuple
         The grid of values the frames are drawn at, in the order the control shows them.
     value : optional
@@ -79,10 +86,13 @@ class Control:
         What the control shows for each value (default ``format(value, "g")`` for
         numbers, ``str`` otherwise).
     kind : {"slider", "toggle", "dropdown"}
+        A slider over two values is drawn as toggle buttons.
     live : callable returning an ipywidgets.ValueWidget, optional
-        Makes the control used with ``live=True`` (e.g. a finer ``FloatSlider``);
+        Makes the control used by :func:`live_explorer` (e.g. a finer ``FloatSlider``);
         default a selection widget over ``values``. A factory, so that the
         precomputed version saves no unused widget in the notebook.
+    note : str, optional
+        One line saying what the control changes in the figure, shown under the controls.
     """
 
     description: str
@@ -91,6 +101,7 @@ class Control:
     labels: tuple | None = None
     kind: str = "slider"
     live: object = field(default=None, compare=False)
+    note: str = ""
 
     def __post_init__(self):
         values = tuple(self.values)
@@ -107,21 +118,34 @@ class Control:
         if len(labels) != len(values) or len(set(labels)) != len(labels):
             raise ValueError(f"control {self.description!r} needs {len(values)} distinct labels; received {labels}")
         object.__setattr__(self, "labels", labels)
+        if not isinstance(self.note, str) or "\n" in self.note:
+            raise ValueError(f"the note of {self.description!r} must be one line of text; received {self.note!r}")
 
     @property
     def index(self) -> int:
         return next(i for i, v in enumerate(self.values) if _same(self.value, v))
+
+    @property
+    def shown_kind(self) -> str:
+        """The kind drawn: a slider over two values is a pair of toggle buttons."""
+        return "toggle" if self.kind == "slider" and len(self.values) == 2 else self.kind
 
     def widget(self, *, continuous_update: bool = True):
         """A selection widget over ``values``; its ``index`` selects the frame."""
         options = list(zip(self.labels, self.values, strict=True))
         common = {"options": options, "index": self.index, "description": self.description,
                   "style": {"description_width": "initial"}}
-        if self.kind == "toggle":
+        if self.shown_kind == "toggle":
             return widgets.ToggleButtons(**common)
-        if self.kind == "dropdown":
+        if self.shown_kind == "dropdown":
             return widgets.Dropdown(**common)
         return widgets.SelectionSlider(**common, continuous_update=continuous_update)
+
+    def live_widget(self):
+        """The widget :func:`live_explorer` shows: ``live()`` if given, else :meth:`widget`."""
+        if self.live is None:
+            return self.widget(continuous_update=False)
+        return self.live if isinstance(self.live, widgets.Widget) else self.live()
 
 
 def _same(a, b) -> bool:
@@ -136,32 +160,89 @@ def _label(value) -> str:
     return str(value)
 
 
-def slider(description: str, values, value=None, *, labels=None, live=None) -> Control:
-    """A :class:`Control` shown as a slider over ``values``."""
-    return Control(description, tuple(values), value, labels, "slider", live)
+def slider(description: str, values, value=None, *, labels=None, live=None, note: str = "") -> Control:
+    """A :class:`Control` shown as a slider over ``values`` (toggle buttons if there are two)."""
+    return Control(description, tuple(values), value, labels, "slider", live, note)
 
 
-def toggle(description: str, values, value=None, *, labels=None, live=None) -> Control:
+def toggle(description: str, values, value=None, *, labels=None, live=None, note: str = "") -> Control:
     """A :class:`Control` shown as toggle buttons (a few categorical values, or off/on)."""
-    return Control(description, tuple(values), value, labels, "toggle", live)
+    return Control(description, tuple(values), value, labels, "toggle", live, note)
 
 
-def dropdown(description: str, values, value=None, *, labels=None, live=None) -> Control:
+def dropdown(description: str, values, value=None, *, labels=None, live=None, note: str = "") -> Control:
     """A :class:`Control` shown as a drop-down menu."""
-    return Control(description, tuple(values), value, labels, "dropdown", live)
+    return Control(description, tuple(values), value, labels, "dropdown", live, note)
 
 
-def _rgb(figure):
-    """The figure rendered at its own dpi as a white-backed RGB PIL image."""
+def check_controls(controls) -> dict:
+    """``controls`` as a dict of argument name -> :class:`Control`, or a TypeError naming what was received."""
+    if not isinstance(controls, dict) or not controls or not all(isinstance(c, Control) for c in controls.values()):
+        raise TypeError(f"controls must be a non-empty dict of name -> Control; received {controls!r}")
+    return controls
+
+
+def notes(controls) -> widgets.HTML | None:
+    """One line per control that has a note: what moving it changes. None if no control has one."""
+    lines = [f"<b>{html.escape(c.description)}</b>: {html.escape(c.note)}" for c in controls if c.note]
+    if not lines:
+        return None
+    box = widgets.HTML("<br>".join(lines))
+    box.add_class(NOTES_CLASS)
+    return box
+
+
+# --------------------------------------------------------------------------- live: redrawn by the kernel
+
+
+def interactive(draw, **controls):
+    """An ``ipywidgets.interactive`` that displays the figure ``draw(**values)`` returns."""
+
+    def show(**values):
+        figure = draw(**values)
+        if figure is not None:
+            display(figure)
+
+    return widgets.interactive(show, **controls)
+
+
+def live_explorer(draw, controls: dict):
+    """Controls over ``draw(**values)`` that redraw through the kernel, for any value of each live widget.
+
+    Parameters
+    ----------
+    draw : callable
+        Keyword arguments named as ``controls``; returns a matplotlib figure.
+    controls : dict of str -> Control
+        Argument name -> control; each shows its ``live_widget()``.
+
+    Returns
+    -------
+    ipywidgets.interactive
+        The controls, their notes, and the output the figure is drawn in.
+    """
+    controls = check_controls(controls)
+    widget = interactive(draw, **{name: c.live_widget() for name, c in controls.items()})
+    note = notes(controls.values())
+    if note is not None:
+        widget.children = (*widget.children[:-1], note, widget.children[-1])
+    return widget
+
+
+# --------------------------------------------------------------------------- precomputed: switched by the page
+
+
+def _rgb(figure, dpi: float = FRAME_DPI):
+    """The figure rendered at ``dpi`` as a white-backed RGB PIL image."""
     from PIL import Image
 
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=figure.dpi, facecolor="white")
+    figure.savefig(buffer, format="png", dpi=dpi, facecolor="white")
     buffer.seek(0)
     return Image.open(buffer).convert("RGB")
 
 
-def _ink(image, pad: int = 4) -> tuple:
+def _ink(image, pad: int = 8) -> tuple:
     """The box (left, upper, right, lower) of the image's non-white pixels, padded."""
     from PIL import Image, ImageChops
 
@@ -180,26 +261,14 @@ def _encode(image, colors: int = 256) -> bytes:
     return out.getvalue()
 
 
-def png_bytes(figure, *, colors: int = 256) -> bytes:
-    """The figure as a palette PNG at its own dpi, cropped to its ink, as the inline backend draws it.
+def png_bytes(figure, *, colors: int = 256, dpi: float = FRAME_DPI) -> bytes:
+    """The figure as a palette PNG at ``dpi``, cropped to its ink.
 
     The crop replaces ``bbox_inches="tight"``, which draws the figure twice: the
     drawing is most of a frame's cost.
     """
-    image = _rgb(figure)
+    image = _rgb(figure, dpi)
     return _encode(image.crop(_ink(image)), colors)
-
-
-def _render(draw, values: dict):
-    import matplotlib.pyplot as plt
-
-    figure = draw(**values)
-    if figure is None:
-        raise TypeError(f"an explorer's draw function must return a matplotlib figure; received None for {values}")
-    try:
-        return _rgb(figure)
-    finally:
-        plt.close(figure)
 
 
 def _union(boxes) -> tuple:
@@ -207,17 +276,42 @@ def _union(boxes) -> tuple:
     return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
+def share_limits(figures) -> None:
+    """Give each axes the union of its limits over ``figures``, so the frames share their scales.
+
+    Axes are matched by position in ``figure.axes``; figures with different numbers of axes,
+    colour bars, and axes whose scale or direction differs between frames are left alone.
+    """
+    figures = list(figures)
+    if len({len(f.axes) for f in figures}) != 1:
+        return
+    for group in zip(*(f.axes for f in figures), strict=True):
+        if any(hasattr(ax, "_colorbar") for ax in group):
+            continue
+        for get, put, scale in (("get_xlim", "set_xlim", "get_xscale"), ("get_ylim", "set_ylim", "get_yscale")):
+            if len({getattr(ax, scale)() for ax in group}) != 1:
+                continue
+            limits = [getattr(ax, get)() for ax in group]
+            flipped = {lo > hi for lo, hi in limits}
+            if len(flipped) != 1:
+                continue
+            lo, hi = min(min(v) for v in limits), max(max(v) for v in limits)
+            inverted = flipped.pop()
+            for ax in group:
+                getattr(ax, put)((hi, lo) if inverted else (lo, hi))
+
+
 class FrameExplorer(widgets.VBox):
-    """The widget :func:`explorer` returns: controls above nested stacks of precomputed frames.
+    """The widget :func:`frame_explorer` returns: controls, their notes, and nested stacks of frames.
 
     Besides the ``VBox`` children it records ``controls`` (description -> selection
     widget), ``grid`` (the tuple of control values of every frame, in grid order),
     ``images`` (one ``Image`` per grid point; equal frames share one) and ``links``.
     """
 
-    def __init__(self, controls: dict, stack, grid: list, images: list, links: list, **kwargs):
+    def __init__(self, controls: dict, stack, grid: list, images: list, links: list, note=None, **kwargs):
         box = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
-        super().__init__([box, stack], **kwargs)
+        super().__init__([box, stack] if note is None else [box, note, stack], **kwargs)
         self.add_class(FRAMES_CLASS)
         self.controls = controls
         self.stack = stack
@@ -251,8 +345,77 @@ class FrameExplorer(widgets.VBox):
         return node
 
 
-def explorer(draw, controls: dict, *, live: bool = False, max_frames: int = MAX_FRAMES):
-    """Controls over ``draw(**values)``: frames precomputed over the grid, or a live redraw.
+def _grid(controls: dict, max_frames: int):
+    """(values held fixed, names of the shown controls, grid points): a one-value control is held."""
+    size = 1
+    for control in controls.values():
+        size *= len(control.values)
+    if size > max_frames:
+        shape = " x ".join(f"{len(c.values)} {c.description!r}" for c in controls.values())
+        raise ValueError(f"the grid has {size} frames ({shape}); at most max_frames={max_frames} are allowed")
+    # a control with one value is held fixed: a slider that moves nothing would mislead
+    fixed = {name: c.values[0] for name, c in controls.items() if len(c.values) == 1}
+    names = [name for name in controls if name not in fixed]
+    if not names:
+        raise ValueError(f"an explorer needs a control with two or more values; received {list(controls)}")
+    return fixed, names, list(itertools.product(*(controls[name].values for name in names)))
+
+
+def _draw_all(draw, fixed: dict, names: list, points: list) -> list:
+    figures = []
+    for point in points:
+        values = {**fixed, **dict(zip(names, point, strict=True))}
+        figure = draw(**values)
+        if figure is None:
+            raise TypeError(f"an explorer's draw function must return a matplotlib figure; received None for {values}")
+        figures.append(figure)
+    return figures
+
+
+def _frames(figures: list) -> list:
+    """One ``Image`` per figure, all cropped to the union of their ink; equal PNGs share one model."""
+    import matplotlib.pyplot as plt
+
+    rendered = []
+    for figure in figures:
+        rendered.append(_rgb(figure))
+        plt.close(figure)
+    box = _union(_ink(image) for image in rendered) if len({im.size for im in rendered}) == 1 else None
+    shared: dict[bytes, widgets.Image] = {}
+    images = []
+    for image in rendered:
+        crop = image.crop(box or _ink(image))
+        png = _encode(crop)
+        if png not in shared:
+            # shown at half its pixel width: sharp on a 2x screen, and shrunk to fit a narrow column
+            layout = widgets.Layout(max_width="100%", height="auto")
+            shared[png] = widgets.Image(value=png, format="png", width=str(round(crop.width / 2)), layout=layout)
+        images.append(shared[png])
+    return images
+
+
+def _stacks(controls: list, images: list):
+    """Nested stacks over the grid's images (level j indexed by control j), and the links to their controls."""
+    sizes = [len(c.values) for c in controls]
+    levels: list[list] = [[] for _ in controls]
+
+    def build(depth: int, offset: int, stride: int):
+        if depth == len(controls):
+            return images[offset]
+        inner = stride // sizes[depth]
+        children = [build(depth + 1, offset + i * inner, inner) for i in range(sizes[depth])]
+        stack = widgets.Stack(children, selected_index=controls[depth].index)
+        levels[depth].append(stack)
+        return stack
+
+    total = 1
+    for size in sizes:
+        total *= size
+    return build(0, 0, total), levels
+
+
+def frame_explorer(draw, controls: dict, *, max_frames: int = MAX_FRAMES, fixed_axes: bool = True) -> FrameExplorer:
+    """Controls over frames of ``draw(**values)`` drawn now at every grid point, switched in the browser.
 
     Parameters
     ----------
@@ -260,75 +423,40 @@ def explorer(draw, controls: dict, *, live: bool = False, max_frames: int = MAX_
         Keyword arguments named as ``controls``; returns a matplotlib figure (an
         :mod:`attnlib.viz` function's result).
     controls : dict of str -> Control
-        Argument name -> control, in the order shown.
-    live : bool, default False
-        False: draw every grid point now and return a :class:`FrameExplorer`
-        whose controls switch frames in the browser, kernel or not. True: return
-        ``ipywidgets.interactive``, which redraws through the kernel for any value
-        of each control's ``live`` widget.
+        Argument name -> control, in the order shown. A control with a single
+        value is held at it and not shown.
     max_frames : int
         Largest grid allowed (the product of the controls' numbers of values).
-        A control with a single value is held at it and not shown.
+    fixed_axes : bool, default True
+        Give each axes the union of its limits over all frames (:func:`share_limits`).
+
+    Returns
+    -------
+    FrameExplorer
+    """
+    controls = check_controls(controls)
+    fixed_axes = check_flag("fixed_axes", fixed_axes)
+    fixed, names, points = _grid(controls, max_frames)
+    figures = _draw_all(draw, fixed, names, points)
+    if fixed_axes:
+        share_limits(figures)
+    images = _frames(figures)
+    shown = [controls[name] for name in names]
+    root, levels = _stacks(shown, images)
+    selectors = {c.description: c.widget() for c in shown}
+    links = [widgets.jslink((selector, "index"), (stack, "selected_index"))
+             for selector, stacks in zip(selectors.values(), levels, strict=True) for stack in stacks]
+    return FrameExplorer(selectors, root, points, images, links, note=notes(shown))
+
+
+def explorer(draw, controls: dict, *, live: bool = False, max_frames: int = MAX_FRAMES, fixed_axes: bool = True):
+    """Controls over ``draw(**values)``: :func:`frame_explorer`, or :func:`live_explorer` with ``live=True``.
 
     Returns
     -------
     FrameExplorer or ipywidgets.interactive
     """
-    if not isinstance(controls, dict) or not controls or not all(isinstance(c, Control) for c in controls.values()):
-        raise TypeError(f"controls must be a non-empty dict of name -> Control; received {controls!r}")
-    live = check_flag("live", live)
-    if live:
-        live_widgets = {}
-        for name, control in controls.items():
-            live = control.live
-            if live is None:
-                live_widgets[name] = control.widget(continuous_update=False)
-            else:
-                live_widgets[name] = live if isinstance(live, widgets.Widget) else live()
-        return interactive(draw, **live_widgets)
-    size = 1
-    for control in controls.values():
-        size *= len(control.values)
-    if size > max_frames:
-        shape = " x ".join(f"{len(c.values)} {c.description!r}" for c in controls.values())
-        raise ValueError(f"the grid has {size} frames ({shape}); at most max_frames={max_frames} are allowed")
-
-    # a control with one value is held fixed: a slider that moves nothing would mislead
-    fixed = {name: c.values[0] for name, c in controls.items() if len(c.values) == 1}
-    names = [name for name in controls if name not in fixed]
-    if not names:
-        raise ValueError(f"an explorer needs a control with two or more values; received {list(controls)}")
-    selectors = {controls[name].description: controls[name].widget() for name in names}
-    shared: dict[bytes, widgets.Image] = {}
-    layout = widgets.Layout(max_width="100%", height="auto")  # one model shared by every frame
-    grid, images = [], []
-    points = list(itertools.product(*(controls[name].values for name in names)))
-    rendered = [_render(draw, {**fixed, **dict(zip(names, point, strict=True))}) for point in points]
-    # one crop for all frames (the union of their ink), so the figure does not jump as controls move
-    sizes = {image.size for image in rendered}
-    box = _union(_ink(image) for image in rendered) if len(sizes) == 1 else None
-    for point, image in zip(points, rendered, strict=True):
-        png = _encode(image.crop(box) if box else image.crop(_ink(image)))
-        if png not in shared:
-            shared[png] = widgets.Image(value=png, format="png", layout=layout)
-        grid.append(point)
-        images.append(shared[png])
-
-    # nested stacks: level j has one Stack per grid prefix of length j, its children indexed by control j
-    sizes = [len(controls[name].values) for name in names]
-    links = []
-    levels: list[list] = [[] for _ in names]
-
-    def build(depth: int, offset: int, stride: int):
-        if depth == len(names):
-            return images[offset]
-        inner = stride // sizes[depth]
-        children = [build(depth + 1, offset + i * inner, inner) for i in range(sizes[depth])]
-        stack = widgets.Stack(children, selected_index=controls[names[depth]].index)
-        levels[depth].append(stack)
-        return stack
-
-    root = build(0, 0, size)
-    for selector, stacks in zip(selectors.values(), levels, strict=True):
-        links += [widgets.jslink((selector, "index"), (stack, "selected_index")) for stack in stacks]
-    return FrameExplorer(selectors, root, grid, images, links)
+    controls = check_controls(controls)
+    if check_flag("live", live):
+        return live_explorer(draw, controls)
+    return frame_explorer(draw, controls, max_frames=max_frames, fixed_axes=fixed_axes)

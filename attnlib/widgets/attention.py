@@ -51,12 +51,14 @@ def attention_explorer(X, heads: Heads, *, kind: str = "softmax", causal: bool =
         return viz.plot_attention_maps(X3[example], Heads(c * heads.Theta, heads.W), kind=kind, causal=causal)
 
     return explorer(draw, {
-        "log10_c": slider("log10 c", LOG10_C, 0.0,
-                          live=lambda: widgets.FloatSlider(value=0.0, min=-2.0, max=2.0, step=0.1, description="log10 c",
-                                                   continuous_update=False)),
-        "kind": toggle("kind", KINDS, kind),
-        "causal": toggle("causal", (causal,) if not live else (False, True), causal),
-        "example": slider("example", tuple(range(shown)), 0,
+        "log10_c": slider("log₁₀ c", LOG10_C, 0.0, note="multiplies every Θᵢ by c: softmax rows sharpen to one key as "
+                          "c grows and flatten to uniform as it shrinks; linear scores just scale",
+                          live=lambda: widgets.FloatSlider(value=0.0, min=-2.0, max=2.0, step=0.1,
+                                                           description="log₁₀ c", continuous_update=False)),
+        "kind": toggle("kind", KINDS, kind, note="softmax weights (each row sums to 1) or the raw linear scores"),
+        "causal": toggle("causal", (causal,) if not live else (False, True), causal,
+                         note="hides the keys after each query"),
+        "example": slider("example", tuple(range(shown)), 0, note="which sequence of the batch is drawn",
                           live=lambda: widgets.IntSlider(value=0, min=0, max=X3.shape[0] - 1, description="example",
-                                                 continuous_update=False)),
+                                                         continuous_update=False)),
     }, live=live)

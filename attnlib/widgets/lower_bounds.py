@@ -15,10 +15,12 @@ from ._core import explorer, slider
 
 #: largest token dimension offered: 2 * 8 = 16 Boolean variables, 65536 inputs to enumerate.
 MAX_D = 8
+#: the token dimensions of the frames (s is held at d - 1 where it would exceed it)
+DS = (4, 5, 6, 7)
 
 
 def spectrum_explorer(d: int = 6, s: int = 2, *, rng=None, live: bool = False):
-    """The exact Fourier spectrum of a parity instance, with s (and, live, d) on sliders.
+    """The exact Fourier spectrum of a parity instance, with d and s on sliders.
 
     Parameters
     ----------
@@ -27,8 +29,8 @@ def spectrum_explorer(d: int = 6, s: int = 2, *, rng=None, live: bool = False):
     rng : int, numpy.random.Generator or None
         Seed for the hidden set (the same seed is reused at every redraw).
     live : bool, default False
-        False: one frame per s = 1, ..., d - 1 at this d, switched in the
-        browser. True: redraw through the kernel, with d on a slider too.
+        False: one frame per d in ``DS`` and s = 1, ..., 6 (held at d - 1 where
+        larger), switched in the browser. True: redraw through the kernel.
 
     Returns
     -------
@@ -45,13 +47,15 @@ def spectrum_explorer(d: int = 6, s: int = 2, *, rng=None, live: bool = False):
     def draw(d, s):
         s = min(s, d - 1)
         inst = parity_instance(d, s, rng=seed)
-        title = f"d = {d}, s = {s}, S = {inst.support}, sum |c| = {np.abs(inst.coefficients).sum():.3g}"
+        title = f"d = {d}, s = {s}, S = {inst.support}, Σ|cᵢ| = {np.abs(inst.coefficients).sum():.3g}"
         return viz.plot_fourier_spectrum(fourier_spectrum(inst.heads), title=title)
 
     return explorer(draw, {
-        "d": slider("d", (d,), d,
-                    live=lambda: widgets.IntSlider(value=d, min=2, max=MAX_D, description="d", continuous_update=False)),
-        "s": slider("s", tuple(range(1, d)), s,
-                    live=lambda: widgets.IntSlider(value=s, min=1, max=MAX_D - 1, description="s (d - 1 at most)",
-                                           continuous_update=False, style={"description_width": "initial"})),
+        "d": slider("d", tuple(sorted({*DS, d})), d, note="the token dimension: the spectrum spans degrees 0 to 2d",
+                    live=lambda: widgets.IntSlider(value=d, min=2, max=MAX_D, description="d",
+                                                   continuous_update=False)),
+        "s": slider("s", tuple(range(1, max(*DS, d))), s, note="the hidden parity's size (s ≤ d − 1): "
+                    "the low-degree error stays until degree 2s + 1",
+                    live=lambda: widgets.IntSlider(value=s, min=1, max=MAX_D - 1, description="s (≤ d − 1)",
+                                                   continuous_update=False, style={"description_width": "initial"})),
     }, live=live)

@@ -18,6 +18,9 @@ from ._core import explorer, slider
 
 __all__ = ["head_spectrum_explorer", "identifiability_explorer", "sample_size_explorer"]
 
+#: the gradient-step budgets of the identifiability explorer's frames
+STEPS = (10, 30, 100, 300, 1000, 3000)
+
 
 def head_spectrum_explorer(*, rng=None, live: bool = False):
     """Singular values of the coefficient matrix of a random m-head layer, as d and m vary.
@@ -42,9 +45,11 @@ def head_spectrum_explorer(*, rng=None, live: bool = False):
                                     title=f"d = {d}: at most d^2 = {d * d} heads")
 
     return explorer(draw, {
-        "d": slider("d", (2, 3, 4, 5, 6), 3),
-        "m": slider("heads m", (1, 2, 4, 8, 16), 1,
-                    live=lambda: widgets.IntSlider(value=1, min=1, max=16, description="heads m", continuous_update=False)),
+        "d": slider("d", (2, 3, 4, 5, 6), 3, note="the token dimension: at most d² singular values are not zero"),
+        "m": slider("heads m", (1, 2, 4, 8, 16), 1, note="the heads of the random layer: one non-zero value per head, "
+                    "up to d²",
+                    live=lambda: widgets.IntSlider(value=1, min=1, max=16, description="heads m",
+                                                   continuous_update=False)),
     }, live=live)
 
 
@@ -62,25 +67,25 @@ def sample_size_explorer(*, rng=None, live: bool = False):
     """
     seed = check_rng(rng).integers(2**32)
 
-    def draw(d, log10_noise):
-        noise = 0.0 if log10_noise <= -8 else 10.0**log10_noise
+    def draw(d, noise):
         Ns, errors = learning_curve(d, noise, rng=seed)
-        return viz.plot_learning_curve(Ns, {f"noise {noise:.0e}" if noise else "no noise": errors},
-                                     psi=n_features(d), title=f"d = {d}, psi = {n_features(d)}")
+        return viz.plot_learning_curve(Ns, {f"noise {noise:g}" if noise else "no noise": errors},
+                                       psi=n_features(d), title=f"d = {d}, ψ = {n_features(d)}")
 
     return explorer(draw, {
-        "d": slider("d", (2, 3, 4), 3,
+        "d": slider("d", (2, 3, 4), 3, note="the token dimension; the line N = ψ moves with it",
                     live=lambda: widgets.IntSlider(value=3, min=2, max=5, description="d", continuous_update=False)),
-        "log10_noise": slider("log10 noise", (-8.0, -3.0, -2.0, -1.0), -8.0, labels=("none", "-3", "-2", "-1"),
-                              live=lambda: widgets.FloatSlider(value=-8.0, min=-8.0, max=0.0, step=0.5,
-                                                       description="log10 noise", continuous_update=False)),
+        "noise": slider("noise", (0.0, 0.001, 0.01, 0.1), 0.0, note="label noise, relative to the targets: the error "
+                        "no longer drops to rounding past N = ψ",
+                        live=lambda: widgets.FloatSlider(value=0.0, min=0.0, max=0.2, step=0.001, readout_format=".3f",
+                                                         description="noise", continuous_update=False)),
     }, live=live)
 
 
 def identifiability_explorer(*, rng=None, live: bool = False):
     """The associative-memory sweep with the solver's budget and the data size on sliders.
 
-    ``live=False`` (default) precomputes three budgets x two data sizes and
+    ``live=False`` (default) precomputes six budgets x two data sizes and
     switches frames in the browser; ``live=True`` redraws through the kernel.
 
     Returns
@@ -93,16 +98,16 @@ def identifiability_explorer(*, rng=None, live: bool = False):
 
     seed = check_rng(rng).integers(2**32)
 
-    def draw(log10_steps, log2_N):
-        sweep = identifiability_sweep(np.linspace(0.95, 1.0, 6), N=2**log2_N, steps=int(10**log10_steps),
-                                      N_test=500, rng=seed)
+    def draw(steps, N):
+        sweep = identifiability_sweep(np.linspace(0.95, 1.0, 6), N=N, steps=steps, N_test=500, rng=seed)
         return viz.plot_identifiability(sweep)
 
     return explorer(draw, {
-        "log10_steps": slider("log10 steps", (1.0, 2.0, 3.0), 3.0,
-                              live=lambda: widgets.FloatSlider(value=3.0, min=1.0, max=5.0, step=0.5,
-                                                       description="log10 steps", continuous_update=False)),
-        "log2_N": slider("log2 N", (10, 12), 12,
-                         live=lambda: widgets.IntSlider(value=12, min=9, max=14, description="log2 N",
-                                                continuous_update=False)),
+        "steps": slider("gradient steps", STEPS, 3000, note="the budget of the iterative fit: more steps bring it "
+                        "nearer the truth, never onto it",
+                        live=lambda: widgets.IntSlider(value=3000, min=10, max=30000, step=10,
+                                                       description="gradient steps", continuous_update=False)),
+        "N": slider("tables N", (1024, 4096), 4096, note="the data sets' size: more tables, larger λ_min",
+                    live=lambda: widgets.IntSlider(value=4096, min=512, max=16384, step=512, description="tables N",
+                                                   continuous_update=False)),
     }, live=live)

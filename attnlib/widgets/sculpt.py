@@ -15,7 +15,7 @@ from .._validation import as_float_array, check_cube_data, check_positive_int, c
 from ..attention import attention
 from ..heads import Heads, as_heads, random_heads
 from ..inputs import boolean_inputs
-from ..sculpt import SculptError, SculptReport, learn, planted_instance, sculpt_body
+from ..sculpt import SculptError, SculptReport, learn, min_norm_proxy, planted_instance, sculpt_body
 from ..sculpt.diagnostics import phase_diagnostics, single_head_curve, slice_threshold_data
 from ..viz import sculpt as viz
 from ._core import explorer, slider
@@ -49,9 +49,11 @@ def single_head_explorer(*, d: int = 6, n: int = 4, rng=None, live: bool = False
 
     ds = tuple(sorted({4, 6, 8, d}))
     return explorer(draw, {
-        "d": slider("d", ds, d, live=lambda: _slider(d, 2, 8, 1, "d", integer=True)),
-        "n": slider("n (<= d)", (n,), n, live=lambda: _slider(n, 2, 8, 1, "n (<= d)", integer=True)),
-        "scale": slider("|Theta|", (1.0, 2.0, 4.0, 8.0), 2.0, live=lambda: _slider(2.0, 0.5, 8.0, 0.5, "|Theta|")),
+        "d": slider("d", ds, d, note="the token dimension: the counting bound d²/n moves right",
+                    live=lambda: _slider(d, 2, 8, 1, "d", integer=True)),
+        "n": slider("n (≤ d)", (n,), n, live=lambda: _slider(n, 2, 8, 1, "n (≤ d)", integer=True)),
+        "scale": slider("‖Θ‖", (1.0, 2.0, 4.0, 8.0), 2.0, note="the head's sharpness: the drop past d²/n stays",
+                        live=lambda: _slider(2.0, 0.5, 8.0, 0.5, "‖Θ‖")),
         "largest": slider("largest N", (200,), 200, live=lambda: _slider(200, 20, 400, 20, "largest N", integer=True)),
     }, live=live)
 
@@ -59,7 +61,7 @@ def single_head_explorer(*, d: int = 6, n: int = 4, rng=None, live: bool = False
 def body_explorer(X, Y, heads: Heads, sum_W, *, live: bool = False):
     """The slice of the sculpted body through the plane of the first two heads, as examples arrive.
 
-    Controls: the number of examples used to certify rows (frames: eight sizes
+    Controls: the number of examples used to certify rows (frames: 14 sizes
     from 50 to N on a geometric grid). The picture is
     :func:`attnlib.viz.sculpt.plot_body_slices`.
     """
@@ -75,12 +77,15 @@ def body_explorer(X, Y, heads: Heads, sum_W, *, live: bool = False):
 
     def draw(examples):
         body = sculpt_body(X[:examples], Y[:examples], sum_W)
-        return viz.plot_body_slices([body], heads, titles=[f"N = {examples}: {body.n_constraints} halfspaces"])
+        return viz.plot_body_slices([body], heads, proxies=[min_norm_proxy(body)],
+                                    titles=[f"N = {examples}:\n{body.n_constraints} halfspaces"])
 
-    sizes = tuple(int(v) for v in np.unique(np.geomspace(min(50, N), N, 8).round(-1).astype(int).clip(1, N)))
+    sizes = tuple(int(v) for v in np.unique(np.geomspace(min(50, N), N, 14).round(-1).astype(int).clip(1, N)))
     start = min(sizes, key=lambda v: abs(v - 1000))
-    return explorer(draw, {"examples": slider("examples", sizes, start,
-                                              live=lambda: _slider(min(N, 1000), 50, N, 50, "examples", integer=True))},
+    return explorer(draw, {"examples": slider("examples", sizes, start, note="certify rows in the first N examples: "
+                                              "more halfspaces, a slice that shrinks towards the heads",
+                                              live=lambda: _slider(min(N, 1000), 50, N, 50, "examples",
+                                                                   integer=True))},
                     live=live)
 
 
@@ -88,7 +93,7 @@ def slice_explorer(*, d: int = 4, n: int = 3, N: int = 3000, rng=None, live: boo
     """Error of the phase-3 estimate of sum_i W_i against the slice size, as attention sharpens.
 
     Controls: the sharpness ``||Theta_i||_F`` and the shared component of the
-    planted heads (frames: three sharpnesses x two shared components). Each
+    planted heads (frames: five sharpnesses x three shared components). Each
     frame draws fresh data, sculpts a body, and compares
     slices cut by the sculpted proxy and by the true Theta_star with the crude
     estimate. The picture is :func:`attnlib.viz.sculpt.plot_slice_threshold`.
@@ -99,11 +104,14 @@ def slice_explorer(*, d: int = 4, n: int = 3, N: int = 3000, rng=None, live: boo
 
     def draw(scale, shared):
         curves = slice_threshold_data(scale, shared, d=d, n=n, N=N, quantiles=quantiles, rng=seed)
-        return viz.plot_slice_threshold(quantiles, curves, title=f"|Theta_i| = {scale:g}, shared = {shared:g}")
+        return viz.plot_slice_threshold(quantiles, curves, title=f"‖Θᵢ‖ = {scale:g}, shared = {shared:g}")
 
     return explorer(draw, {
-        "scale": slider("|Theta_i|", (0.5, 2.0, 8.0), 2.0, live=lambda: _slider(4.0, 0.5, 10.0, 0.5, "|Theta_i|")),
-        "shared": slider("shared", (0.0, 0.8), 0.8, live=lambda: _slider(0.8, 0.0, 0.95, 0.05, "shared")),
+        "scale": slider("‖Θᵢ‖", (0.5, 1.0, 2.0, 4.0, 8.0), 2.0, note="the heads' sharpness: sharper heads, better "
+                        "slices, a worse crude estimate",
+                        live=lambda: _slider(4.0, 0.5, 10.0, 0.5, "‖Θᵢ‖")),
+        "shared": slider("shared", (0.0, 0.4, 0.8), 0.8, note="the component the heads share",
+                         live=lambda: _slider(0.8, 0.0, 0.95, 0.05, "shared")),
     }, live=live)
 
 
@@ -111,8 +119,8 @@ def report_explorer(*, d: int = 4, n: int = 3, m: int = 2, rng=None, live: bool 
     """Per-phase diagnostics of one run of :func:`attnlib.sculpt.learn` on a fresh planted instance.
 
     Controls: the sharpness, the shared component, the number of examples and
-    the seed (frames: two shared components x 500 or 3000 examples, the rest
-    fixed; every frame is a whole run). The picture is :func:`attnlib.viz.sculpt.plot_phase_report`.
+    the seed (frames: three shared components x three sizes, the rest fixed;
+    every frame is a whole run). The picture is :func:`attnlib.viz.sculpt.plot_phase_report`.
     """
     d, n, m = check_positive_int("d", d), check_positive_int("n", n), check_positive_int("m", m)
     base = int(check_rng(rng).integers(2**31))
@@ -124,7 +132,7 @@ def report_explorer(*, d: int = 4, n: int = 3, m: int = 2, rng=None, live: bool 
         X_test = boolean_inputs(2000, n, d, rng=g)
         try:
             report = learn(X, attention(X, teacher), m, rng=g, tol=1e9).report
-            title = f"|Theta_i| = {scale:g}, shared = {shared:g}, N = {examples}"
+            title = f"‖Θᵢ‖ = {scale:g}, shared = {shared:g}, N = {examples}"
         except SculptError as err:
             report = err.report or SculptReport()
             title = f"failed in {err.phase}"
@@ -132,9 +140,12 @@ def report_explorer(*, d: int = 4, n: int = 3, m: int = 2, rng=None, live: bool 
         return viz.plot_phase_report(diag, title=title)
 
     return explorer(draw, {
-        "scale": slider("|Theta_i|", (4.0,), 4.0, live=lambda: _slider(4.0, 1.0, 10.0, 0.5, "|Theta_i|")),
-        "shared": slider("shared", (0.0, 0.6), 0.6, live=lambda: _slider(0.6, 0.0, 0.95, 0.05, "shared")),
-        "examples": slider("examples", (500, 3000), 3000,
+        "scale": slider("‖Θᵢ‖", (4.0,), 4.0, live=lambda: _slider(4.0, 1.0, 10.0, 0.5, "‖Θᵢ‖")),
+        "shared": slider("shared", (0.0, 0.3, 0.6), 0.6, note="the component the heads share: the face is harder "
+                         "to find",
+                         live=lambda: _slider(0.6, 0.0, 0.95, 0.05, "shared")),
+        "examples": slider("examples", (500, 1500, 3000), 3000, note="the examples learn sees: each frame is a "
+                           "whole run",
                            live=lambda: _slider(3000, 500, 6000, 500, "examples", integer=True)),
         "seed": slider("seed", (0,), 0, live=lambda: _slider(0, 0, 20, 1, "seed", integer=True)),
     }, live=live)

@@ -44,6 +44,6 @@ def dfa_stepper(dfa, word, heads: Heads | dict | None = None, *, live: bool = Fa
         return viz.plot_dfa_step(dfa, word, t, heads[layer])
 
     return explorer(draw, {
-        "t": slider("step t", tuple(range(word.size))),
-        "layer": toggle("layer", tuple(heads)),
-    }, live=live)
+        "t": slider("step t", tuple(range(word.size)), note="the step of the run: one more query in the context"),
+        "layer": toggle("layer", tuple(heads), note="which layer runs the lookup"),
+    }, live=live, fixed_axes=False)

@@ -49,16 +49,20 @@ def loss_landscape_explorer(X, Y, teacher: Heads, *, kind: str = "softmax", caus
     def draw(partner, reach, examples):
         ts = np.linspace(-reach, 1.0 + reach, 121)
         losses = loss_along_line(X3[:examples], Y[:examples], teacher, ends[partner], ts, kind=kind, causal=causal)
-        return viz.plot_loss_along_line(ts, {partner: losses}, title=f"{kind} attention, N = {examples}")
+        # the axis is set by the barrier between the ends, not by the walls past them
+        barrier = float(losses[(ts >= 0) & (ts <= 1)].max())
+        return viz.plot_loss_along_line(ts, {partner: losses}, title=f"{kind} attention, N = {examples}",
+                                        ylim=(0.0, 1.4 * barrier))
 
     N = X3.shape[0]
     sizes = tuple(sorted({max(1, N // 64), max(1, N // 16), max(1, N // 4), N}))
     return explorer(draw, {
-        "partner": toggle("line to", tuple(ends),
+        "partner": toggle("line to", tuple(ends), note="the point at t = 1, which computes the teacher's function",
                           live=lambda: widgets.Dropdown(options=list(ends), description="line to")),
-        "reach": slider("reach", (0.25, 1.0), 0.25,
+        "reach": slider("reach", (0.25, 1.0), 0.25, note="how far the line runs past t = 0 and t = 1",
                         live=lambda: widgets.FloatSlider(value=0.25, min=0.0, max=1.0, step=0.05, description="reach",
-                                                 continuous_update=False)),
-        "examples": slider("N", sizes, N,
-                           live=lambda: widgets.IntSlider(value=N, min=1, max=N, description="N", continuous_update=False)),
+                                                         continuous_update=False)),
+        "examples": slider("N", sizes, N, note="the examples in the loss: the barrier stays as N shrinks",
+                           live=lambda: widgets.IntSlider(value=N, min=1, max=N, description="N",
+                                                          continuous_update=False)),
     }, live=live)

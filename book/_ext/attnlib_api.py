@@ -3,9 +3,12 @@
 Three things, each small:
 
 ``.. attnlib-api::``
-    Expands into the whole API reference, generated from the docstrings with
+    Expands into the API reference, generated from the docstrings with
     autodoc (numpy style through napoleon). It walks the package, so a module
-    added to ``attnlib`` appears in the reference without editing any page:
+    added to ``attnlib`` appears in the reference without editing any page.
+    ``:part: attnlib`` gives the top-level names and the modules outside the
+    subpackages; ``:part: attnlib.rkhs`` gives one subpackage (``parts`` lists
+    them), one page each:
 
     - every name in ``attnlib.__all__``, documented as ``attnlib.<name>`` and
       grouped by the module that defines it;
@@ -157,22 +160,43 @@ def api_plan(package: ModuleType) -> tuple[list[Section], list[Section]]:
 # --------------------------------------------------------------------------- the directive
 
 
+def subpackages(package: ModuleType) -> list[str]:
+    """The public subpackages of ``package`` (``attnlib.rkhs``, ...): one page of the reference each."""
+    return [m.__name__ for m in public_modules(package) if hasattr(m, "__path__") and m.__name__.count(".") == 1]
+
+
+def in_part(modname: str, part: str, package: ModuleType) -> bool:
+    """Whether a module's section belongs to the page of ``part`` (a subpackage, or the package itself)."""
+    if part == package.__name__:
+        return not any(modname == sub or modname.startswith(sub + ".") for sub in subpackages(package))
+    return modname == part or modname.startswith(part + ".")
+
+
 class AttnlibAPI(SphinxDirective):
     """Generate the API reference: one section per module, autodoc entries inside."""
 
     has_content = False
     optional_arguments = 1
-    option_spec = {"top-intro": directives.unchanged, "sub-intro": directives.unchanged}
+    option_spec = {"top-intro": directives.unchanged, "sub-intro": directives.unchanged,
+                   "part": directives.unchanged}
 
     def run(self):
         package = importlib.import_module(self.arguments[0] if self.arguments else PACKAGE)
         top, rest = api_plan(package)
+        part = self.options.get("part")
+        if part:
+            if part != package.__name__ and part not in subpackages(package):
+                raise self.error(f"attnlib-api: :part: must be {package.__name__} or one of "
+                                 f"{subpackages(package)}; received {part!r}")
+            top = top if part == package.__name__ else []
+            rest = [s for s in rest if in_part(s.module.__name__, part, package)]
         out = []
         for group, sections, intro in (("Top-level names", top, self.options.get("top-intro", "")),
                                        ("Submodules", rest, self.options.get("sub-intro", ""))):
             if not sections:
                 continue
-            group_node = self._section(group)
+            # on a page of its own (``:part:``), a subpackage's modules are the page's sections
+            group_node = nodes.container() if part else self._section(group)
             if intro:
                 self._parse([intro, ""], group_node)
             for section in sections:
@@ -197,7 +221,7 @@ class AttnlibAPI(SphinxDirective):
                 self._parse(lines, node)
                 self._note_canonical(node, section.entries)
                 group_node += node
-            out.append(group_node)
+            out.extend(group_node.children if isinstance(group_node, nodes.container) else [group_node])
         return out
 
     def _note_canonical(self, node: nodes.Element, entries) -> None:
@@ -264,7 +288,8 @@ class LinkAPILiterals(SphinxPostTransform):
     A name counts if it is written with its module (```attnlib.train```,
     ```viz.plot_loss_curves```) or as the page's own code imports it
     (```cubic_features(X)``` after ``from attnlib.rkhs import cubic_features``,
-    ```lb.fourier_spectrum``` after ``from attnlib import lower_bounds as lb``).
+    ```lb.fourier_spectrum``` after ``from attnlib import lower_bounds as lb``), in a cell
+    the page shows or in one whose input it removes (the set-up cell).
     """
 
     default_priority = 5  # before the reference resolver; the links are made directly
@@ -281,6 +306,8 @@ class LinkAPILiterals(SphinxPostTransform):
         scope[PACKAGE] = PACKAGE
         for block in self.document.findall(nodes.literal_block):
             scope.update(imported_names(block.astext()))
+        for code in _notebook_code(self.env.doc2path(self.env.docname)):
+            scope.update(imported_names(code))  # also cells whose input the page does not show
         linked: set[str] = set()
         for node in list(self.document.findall(nodes.literal)):
             if isinstance(node, nodes.literal_block) or _inside_link_or_title(node):
@@ -308,6 +335,18 @@ class LinkAPILiterals(SphinxPostTransform):
                                node.deepcopy(), title=target)
             ref["classes"].append("api-link")
             node.replace_self(ref)
+
+
+def _notebook_code(path) -> list[str]:
+    """The code cells of a notebook source (the set-up cell's imports are removed from the page)."""
+    import json
+    from pathlib import Path
+
+    path = Path(path)
+    if path.suffix != ".ipynb" or not path.exists():
+        return []
+    cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+    return ["".join(c.get("source", [])) for c in cells if c.get("cell_type") == "code"]
 
 
 def _inside_link_or_title(node: nodes.Node) -> bool:

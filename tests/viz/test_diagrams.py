@@ -21,6 +21,8 @@ from attnlib.sculpt import Body, body_slice, face_span, min_norm_proxy, planted_
 from attnlib.tasks.automata import DFA, random_dfa
 from attnlib.viz import diagrams
 from attnlib.viz._style import COLUMN_IN, MIN_PT
+from attnlib.viz.diagrams import _bounding_lines
+from attnlib.viz.sculpt import clip_edges
 
 
 def _texts(fig):
@@ -210,7 +212,12 @@ def test_halfspace_lines_pass_where_the_body_says(sculpted):
         on = np.abs(poly @ [u, v] - body.gamma) < 1e-7 * np.hypot(u, v)
         assert on.sum() >= 2, f"halfspace {k} carries no edge of the slice"
         assert (pts @ [u, v] >= body.gamma - 1e-9).all()                     # the heads are inside
-    assert ax.get_title().startswith(f"a slice: {len(lines)} of the {body.n_constraints}")
+    assert ax.get_title().endswith(f"{len(lines)} in this view")
+    assert ax.get_title().startswith(f"a slice: {len(_bounding_lines(body, np.stack([B1, B2]), poly))} of the "
+                                     f"{body.n_constraints}")
+    # the slice is outlined along its faces, and not along the square where the drawing stops
+    faces = [line for line in ax.get_lines() if line.get_linewidth() > 2 and not line.get_gid()]
+    assert len(faces) == int((~clip_edges(poly, half)).sum()) >= 2
 
 
 def _by_gid(ax, gid):

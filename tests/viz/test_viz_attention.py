@@ -10,16 +10,29 @@ from attnlib.viz import training as viz_training
 
 
 def test_attention_maps_show_the_weights():
-    heads = random_heads(3, 4, scale=2.0, rng=0)
-    X = boolean_inputs(1, 5, 4, rng=1)[0]
+    heads = random_heads(2, 4, scale=2.0, rng=0)
+    X = boolean_inputs(1, 4, 4, rng=1)[0]
     fig = viz.plot_attention_maps(X, heads)
     panels = [ax for ax in fig.axes if ax.images]
-    assert len(panels) == 3
+    assert len(panels) == 2
     A = attention_weights(X, heads)
     for i, ax in enumerate(panels):
         np.testing.assert_allclose(ax.images[0].get_array(), A[i])
         assert ax.get_title() == f"head {i + 1}"
-        assert len(ax.texts) == 25  # one annotation per weight
+        assert [t.get_text() for t in ax.texts] == [viz._cell_text(a) for a in A[i].ravel()]  # one per weight
+    # three heads of five tokens: a cell is too narrow for its text, so none is written
+    three = viz.plot_attention_maps(boolean_inputs(1, 5, 4, rng=1)[0], random_heads(3, 4, rng=0))
+    assert not any(ax.texts for ax in three.axes)
+
+
+def test_cell_text_fits_four_characters():
+    assert [viz._cell_text(v) for v in (0.25, -0.25, 0.999, 1.0, -3.14, 42.4, -230.9, 2309.0)] == \
+        [".25", "-.25", "1.0", "1.0", "-3.1", "42", "-231", "2k"]
+    # the linear frame of chapter 1 wrote "-230.9118.5357.1": every cell now fits its text
+    X = boolean_inputs(1, 4, 4, rng=1)[0]
+    fig = viz.plot_attention_maps(X, random_heads(2, 4, scale=100.0, rng=0), kind="linear")
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert texts and max(len(t) for t in texts) <= 4
 
 
 def test_attention_maps_linear_kind_uses_a_symmetric_colour_scale():

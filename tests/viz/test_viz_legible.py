@@ -2,10 +2,11 @@
 
 Each figure function is drawn once with chapter-like data (``_examples.py``) and checked for:
 
-- width: the PNG the notebook stores (tight bounding box, at the figure's dpi) fits the 672 px
-  box of a figure in the HTML book at a 1280 px window, so it is never shrunk;
-- text: every visible text is at least ``MIN_PT`` points, which at the figure's dpi is the
-  16 px body text of the page;
+- width: the SVG the notebook stores (tight bounding box; one inch is ``DPI`` = 96 CSS px) fits the
+  672 px box of a figure in the HTML book at a 1280 px window, so it is never shrunk there, and it
+  is narrow enough that, shrunk into the 342 px column of a 390 px phone, its smallest text is still
+  ``PHONE_MIN_PX`` (9 CSS px);
+- text: every visible text is at least ``MIN_PT`` points, 16 CSS px at natural size, the body text;
 - colour: every line, marker, patch and text is drawn in the palette ``COLORS``, a grey, black
   or white; every heat map uses viridis/cividis, the diverging RdBu, greys, or a listed map of
   those colours;
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import io
+import re
 
 import numpy as np
 import pytest
@@ -26,10 +27,9 @@ from matplotlib.colors import ListedColormap, to_rgba
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.text import Text
-from PIL import Image
 from test_viz_style import VIEWS
 
-from attnlib.viz._style import COLORS, DPI, MIN_PT
+from attnlib.viz._style import COLORS, COLUMN_IN, DPI, MIN_PT, PAD_IN, PHONE_COLUMN_PX, PHONE_MIN_PX, svg_text, text_px
 
 COLUMN_PX = 672  # a figure's box in the HTML book at a 1280 px window: the 688 px column less 8 px padding a side
 MAPS = {"viridis", "cividis", "RdBu_r", "RdBu", "Greys", "gray", "binary"}
@@ -85,14 +85,25 @@ def test_every_figure_function_has_an_example():
     assert names == set(EXAMPLES), f"figures without an example in _examples.py: {sorted(names - set(EXAMPLES))}"
 
 
+def svg_width_in(svg: str) -> float:
+    """The width of a matplotlib SVG in inches (it writes ``width="...pt"``)."""
+    return float(re.search(r'<svg[^>]*\bwidth="([\d.]+)pt"', svg).group(1)) / 72
+
+
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
-def test_figure_fits_the_column_unshrunk(name):
+def test_figure_fits_the_column_unshrunk_and_reads_on_a_phone(name):
     fig = EXAMPLES[name]()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", bbox_inches="tight")  # as the notebook's inline backend stores it
-    width, _ = Image.open(buffer).size
+    width = svg_width_in(svg_text(fig))  # as the notebook stores it (tight bounding box)
     assert fig.dpi == DPI
-    assert width <= COLUMN_PX, f"{name} is {width} px wide; the column is {COLUMN_PX} px, so it would be shrunk"
+    assert width * DPI <= COLUMN_PX, f"{name} is {width * DPI:.0f} px wide; the column is {COLUMN_PX} px"
+    assert text_px(width) >= PHONE_MIN_PX, (f"{name} is {width:.2f} in wide: on a {PHONE_COLUMN_PX} px phone column "
+                                            f"its {MIN_PT} pt text is {text_px(width):.1f} px")
+
+
+def test_the_phone_rule_can_fail():
+    assert text_px(COLUMN_IN + 2 * PAD_IN) >= PHONE_MIN_PX
+    assert text_px(6.4) < PHONE_MIN_PX  # the old 6.4 in figures: 8.5 px on a phone
+    assert text_px(3.0) == pytest.approx(MIN_PT / 72 * DPI)  # narrower than the column: shown at natural size
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
@@ -103,6 +114,22 @@ def test_figure_text_is_body_size(name):
                     if isinstance(t, Text) and t.get_text().strip() and t.get_fontsize() < MIN_PT - 1e-9})
     px = MIN_PT * DPI / 72
     assert not small, f"{name}: text below {MIN_PT} pt ({px:.0f} px on the page): {small[:6]}"
+
+
+def test_notebooks_store_figures_as_svg_and_pdf_the_same_every_time():
+    from IPython.core.interactiveshell import InteractiveShell
+    from matplotlib.figure import Figure
+
+    from attnlib.viz._style import show_as_vector
+
+    shell = InteractiveShell.instance()
+    assert show_as_vector(shell)
+    fig = EXAMPLES["training.plot_loss_curves"]()
+    data, _ = shell.display_formatter.format(fig)
+    assert {"image/svg+xml", "application/pdf"} <= set(data) and "image/png" not in data
+    assert data["image/svg+xml"] == svg_text(EXAMPLES["training.plot_loss_curves"]())  # stable ids, no date
+    assert data["application/pdf"][:5] == b"%PDF-" and b"CreationDate" not in data["application/pdf"]
+    assert isinstance(fig, Figure) and show_as_vector(object()) is False  # outside IPython: nothing to do
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))

@@ -9,13 +9,18 @@ from attnlib.viz import lower_bounds as viz_lower_bounds
 from attnlib.widgets import lower_bounds as widgets_lower_bounds
 
 
-def test_spectrum_figure_draws_one_bar_per_degree():
+def test_spectrum_figure_draws_a_dot_per_nonzero_degree_and_writes_the_zeros():
     spec = fourier_spectrum(parity_instance(4, 1, rng=0).heads)
     fig = viz_lower_bounds.plot_fourier_spectrum(spec, title="t")
     left, right = fig.axes
-    assert len(left.patches) == 2 * 4 + 1
-    heights = np.array([p.get_height() for p in left.patches])
-    assert heights[1] > 1 and heights[3] > 0.5 and heights[2] < 1e-15  # degree 1 and 3 only
+    assert not left.patches  # no bars on the log axis
+    top = spec.max_abs_by_degree()
+    dots = [line for line in left.get_lines() if line.get_marker() == "o"]
+    drawn = np.concatenate([line.get_xdata() for line in dots])
+    np.testing.assert_array_equal(np.sort(drawn), np.flatnonzero(top > 1e-17))
+    assert sorted(drawn) == [1, 3]  # degree 1 and 3 only
+    zeros = [t for t in left.texts if t.get_text() == "0"]
+    assert len(zeros) == 2 * 4 + 1 - 2  # every other degree is written 0 on the floor
     assert right.get_lines()[0].get_ydata()[-1] == pytest.approx(0.0, abs=1e-20)
     plt.close(fig)
 
@@ -44,5 +49,5 @@ def test_figure_errors_and_widget():
     with pytest.raises(ValueError, match="s \\+ 1 <= d <= 8"):
         widgets_lower_bounds.spectrum_explorer(d=9, s=2)
     widget = widgets_lower_bounds.spectrum_explorer(d=4, s=2, rng=0, live=True)
-    assert [c.description for c in widget.children[:2]] == ["d", "s (d - 1 at most)"]
+    assert [c.description for c in widget.children[:2]] == ["d", "s (≤ d − 1)"]
     plt.close("all")

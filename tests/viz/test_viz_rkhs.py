@@ -1,6 +1,7 @@
 """Tests for attnlib.viz.rkhs: each figure shows the numbers it claims to show."""
 
 import numpy as np
+import pytest
 
 from attnlib import boolean_inputs, gaussian_inputs, random_heads
 from attnlib.rkhs import certificate, coefficient_matrix, parameter_map
@@ -37,7 +38,9 @@ def test_heads_vs_regression_draws_one_row_per_setting_with_every_seed():
     assert notes == ["regression < 1e-30\n(below the axis)"]
     assert [t.get_text() for t in fig.axes[2].texts] == ["regression 1e-28\n(below the axis)"]
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert labels == ["1 head", "4 heads", "regression", "median of the seeds"]
+    assert labels == ["1 head", "4 heads", "median of the seeds"]  # no entry for a line below the axis
+    fig = viz_rkhs.plot_heads_vs_regression({"d = 2": ({"1 head": [1.0, 0.1]}, 0.05)})
+    assert "regression" in [t.get_text() for t in fig.legends[0].get_texts()]  # drawn, so named
 
 
 def test_heads_vs_regression_writes_a_regression_above_the_floor_as_its_order():
@@ -51,8 +54,17 @@ def test_learning_curve_and_bound_check():
     np.testing.assert_array_equal(ax.get_lines()[0].get_xdata(), [10, 20, 40])
     assert ax.get_lines()[0].get_ydata()[-1] == 1e-17  # zero drawn at the floor of the log axis
     assert ax.get_lines()[1].get_xdata()[0] == 18
-    fig = viz_rkhs.plot_bound_check([1e-3, 1e-2], [1e-2, 1e-1])
-    np.testing.assert_array_equal(fig.axes[0].get_lines()[0].get_ydata(), [1e-3, 1e-2])
+    fig = viz_rkhs.plot_bound_check([1e-3, 5e-2, 0.0, 1e-22], [1e-2, 1e-1, 1.0, 1.0])
+    dots, floor, line = fig.axes[0].get_lines()
+    np.testing.assert_array_equal(dots.get_xdata(), [1e-2, 1e-1])  # the bound along x
+    np.testing.assert_allclose(dots.get_ydata(), [0.1, 0.5])       # the share of the bound used
+    # a zero and a rounding error on the floor, pointing down, and said so in the legend
+    assert floor.get_marker() == "v" and list(floor.get_xdata()) == [1.0, 1.0]
+    assert list(floor.get_ydata()) == [viz_rkhs.RATIO_FLOOR] * 2
+    assert fig.axes[0].get_ylim()[0] < viz_rkhs.RATIO_FLOOR and fig.axes[0].get_ylim()[0] > 1e-7
+    np.testing.assert_array_equal(line.get_ydata(), [1.0, 1.0])   # the bound itself
+    with pytest.raises(ValueError, match="bound must be positive"):
+        viz_rkhs.plot_bound_check([1.0], [0.0])
 
 
 def test_spectra_split_nonzero_and_zero_eigenvalues():

@@ -17,13 +17,22 @@ def test_recovery_plots_every_curve_and_the_threshold():
     assert ax.get_yscale() == "log"
 
 
-def test_body_slices_draw_the_heads_and_the_slice_polygon():
+def test_body_slices_draw_the_heads_the_faces_and_the_projected_proxy():
+    from matplotlib.collections import PolyCollection  # noqa: F401
+
+    from attnlib.sculpt import min_norm_proxy
+    from attnlib.viz.sculpt import clip_edges
+
     heads = planted_instance(2, 4, rng=0)
     X = boolean_inputs(1000, 3, 4, rng=1)
     body = sculpt_body(X, attention(X, heads), heads.W.sum(0))
-    fig = viz_sculpt.plot_body_slices([body, body], heads, titles=["a", "b"])
-    assert len(fig.axes) == 2 and fig.axes[1].get_title() == "b"
+    small = sculpt_body(X[:300], attention(X[:300], heads), heads.W.sum(0))
+    proxy = min_norm_proxy(body)
+    fig = viz_sculpt.plot_body_slices([small, body], heads, titles=["a", "b"], proxies=[proxy, proxy])
+    assert len(fig.axes) == 1  # the bodies overlaid, so that the shrinking shows
     ax = fig.axes[0]
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert legend[:2] == ["a", "b"] and any("off" in t and "plane" in t for t in legend)
     # the heads in plane coordinates: first axis along Theta*, so both have the same first coordinate
     star, _ = min_norm_point(heads.Theta)
     dots = [line for line in ax.get_lines() if line.get_marker() == "o"][0]
@@ -33,7 +42,43 @@ def test_body_slices_draw_the_heads_and_the_slice_polygon():
     B = np.stack([B1, other / np.linalg.norm(other)])
     half = 1.4 * np.abs(np.einsum("ipq,jpq->ij", heads.Theta, B)).max()
     poly = body_slice(body, np.zeros((4, 4)), B, box=half)
-    np.testing.assert_allclose(ax.patches[0].get_xy()[: len(poly)], poly)
+    np.testing.assert_allclose(ax.patches[1].get_xy()[: len(poly)], poly)
+    # the outline runs along the body's faces only: no edge is drawn on the frame where the body goes on
+    faces = [line.get_xydata() for line in ax.get_lines() if line.get_linestyle() != ":" and len(line.get_xdata()) == 2]
+    drawn = {tuple(np.round(np.sort(f, axis=0).ravel(), 9)) for f in faces}
+    closed = np.vstack([poly, poly[:1]])
+    clipped = clip_edges(poly, half)
+    assert clipped.any() and not clipped.all()
+    for k in range(len(poly)):
+        edge = tuple(np.round(np.sort(closed[k:k + 2], axis=0).ravel(), 9))
+        assert (edge in drawn) == (not clipped[k]), f"edge {k}: clipped {clipped[k]}"
+    # the proxy is drawn where it projects, as an open star
+    star_marks = [line for line in ax.get_lines() if line.get_marker() == "*"]
+    q = np.einsum("pq,jpq->j", proxy, B)
+    np.testing.assert_allclose(star_marks[0].get_xydata()[0], q)
+    assert star_marks[0].get_markerfacecolor() in ("white", (1.0, 1.0, 1.0, 1.0))
+
+
+def test_clip_edges_finds_the_edges_on_the_frame():
+    from attnlib.viz.sculpt import clip_edges
+
+    square = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
+    assert clip_edges(square, 1.0).all()
+    wedge = np.array([[0.5, 0.0], [1.0, -0.8], [1.0, 0.8]])
+    np.testing.assert_array_equal(clip_edges(wedge, 1.0), [False, True, False])
+
+
+def test_plane_helpers_name_bad_input():
+    from attnlib.viz.sculpt import clip_edges, plane_coordinates
+
+    with pytest.raises(ValueError, match=r"poly must be .* shape \(V, 2\); received shape \(3,\)"):
+        clip_edges(np.zeros(3), 1.0)
+    with pytest.raises(ValueError, match="half"):
+        clip_edges(np.zeros((3, 2)), -1.0)
+    with pytest.raises(ValueError, match=r"received shapes \(3, 3\) and \(2, 4, 4\)"):
+        plane_coordinates(np.eye(3), np.zeros((2, 4, 4)))
+    q, off = plane_coordinates(np.diag([3.0, 4.0]), np.stack([np.diag([1.0, 0.0]), np.diag([0.0, 1.0])]))
+    assert q.tolist() == [3.0, 4.0] and off == 0.0
 
 
 def test_slice_threshold_and_sweep_and_comparison():
@@ -41,13 +86,16 @@ def test_slice_threshold_and_sweep_and_comparison():
     ax = fig.axes[0]
     np.testing.assert_allclose(ax.get_lines()[0].get_ydata(), [1e-3, 1e-2])
     np.testing.assert_allclose(ax.get_lines()[1].get_ydata(), [0.5, 0.5])
+    low, high = ax.get_ylim()  # one scale for every such figure
+    assert low <= viz_sculpt.ERROR_RANGE[0] and high >= viz_sculpt.ERROR_RANGE[1]
+    other = viz_sculpt.plot_slice_threshold([0.01, 0.1], {"a": [0.2, 0.3]}, crude=0.05).axes[0]
+    assert other.get_ylim() == pytest.approx(ax.get_ylim())
     rates = {"x": np.array([[1.0, 0.5], [0.0, 1.0]])}
     fig = viz_sculpt.plot_sweep([1, 2], [10, 20], rates)
-    np.testing.assert_allclose(fig.axes[0].images[0].get_array(), rates["x"])
-    assert [t.get_text() for t in fig.axes[0].texts] == ["1.0", "0.5", "0.0", "1.0"]
+    assert [t.get_text() for t in fig.axes[0].texts] == ["✓ 1.0", "~ 0.5", "✗ 0.0", "✓ 1.0"]
+    assert not fig.axes[0].images and len(fig.axes) == 1  # a small table, no heat map and no colour bar
     fig = viz_sculpt.plot_sweep([1, 2], [10, 20], {"x": np.array([[1.0, 2 / 3], [0.0, 1 / 3]])}, seeds=3)
-    assert [t.get_text() for t in fig.axes[0].texts] == ["3/3", "2/3", "0/3", "1/3"]
-    assert fig.axes[0].images[0].get_cmap().name == "viridis"
+    assert [t.get_text() for t in fig.axes[0].texts] == ["✓ 3/3", "~ 2/3", "✗ 0/3", "~ 1/3"]
     fig = viz_sculpt.plot_method_comparison({"m": [1e-9, 1e-2], "n": [1.0, 1.0]}, {"m": [0.1, 0.2], "n": [1, 2]})
     np.testing.assert_allclose(sorted(fig.axes[0].get_lines()[0].get_xdata()), [1e-9, 1e-2])
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["m", "n"]
@@ -62,18 +110,23 @@ def test_phase_report_has_four_panels_with_the_given_values():
     from attnlib.sculpt.diagnostics import Geometry, LayerErrors, PhaseDiagnostics, SumWErrors
 
     diag = PhaseDiagnostics(SumWErrors(crude=1.0, final=1e-6), Geometry(proxy_cosine=0.9),
-                            LayerErrors(pre_polish=0.3, final=1e-12), PhaseSeconds(sum_w=0.1))
+                            LayerErrors(pre_polish=0.3, final=1e-20), PhaseSeconds(sum_w=0.1))
     assert viz_sculpt.phase_report_entries(diag) == {
         "sum_W": {"crude": 1.0, "final": 1e-6}, "geometry": {"proxy cosine": 0.9},
-        "errors": {"pre-polish": 0.3, "final": 1e-12}, "seconds": {"phase 1": 0.1}}
+        "errors": {"pre-polish": 0.3, "final": 1e-20}, "seconds": {"phase 1": 0.1}}
     fig = viz_sculpt.plot_phase_report(diag, title="t")
     assert len(fig.axes) == 4
-    ends = [p.get_x() + p.get_width() for p in fig.axes[0].patches]  # horizontal bars on a log axis
-    np.testing.assert_allclose(ends, [1.0, 1e-6])
+    # errors on log axes are dots, never bars (a bar's length on a log axis means nothing)
+    assert not fig.axes[0].patches and not fig.axes[2].patches
+    dots = [line for line in fig.axes[0].get_lines() if line.get_marker() == "o"][0]
+    np.testing.assert_allclose(dots.get_xdata(), [1.0, 1e-6])
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["crude", "final"]
-    assert [t.get_text().strip() for t in fig.axes[0].texts] == ["1e+00", "1e-06"]  # the value at each bar
+    assert [t.get_text().strip() for t in fig.axes[0].texts] == ["1e+00", "1e-06"]  # the value at each dot
+    rounding = [line for line in fig.axes[2].get_lines() if line.get_marker() == "o"][0]
+    np.testing.assert_allclose(rounding.get_xdata(), [0.3, viz_sculpt.ROUNDING])  # drawn at the floor ...
+    assert fig.axes[2].texts[1].get_text().strip() == "< 1e-16"                  # ... and said so
     assert fig.axes[1].get_xlim()[0] == 0 and fig.axes[1].patches[0].get_width() == pytest.approx(0.9)
-    # one colour for every bar: colour means nothing that differs between panels
+    # one colour for every bar and dot: colour means nothing that differs between panels
     assert len({p.get_facecolor() for ax in fig.axes for p in ax.patches}) == 1
 
 

@@ -23,13 +23,19 @@ def test_plot_dfa_step_draws_three_panels():
 
 
 def test_plot_tm_run():
-    fig = viz_tasks.plot_tm_run(tu.run(tu.busy_beaver(), [0] * 5, 2, 3))
-    machine, context, legend = fig.axes
-    assert "d = " in context.get_xlabel() and machine.get_title() == "the machine"
-    # every non-zero entry of the context is a filled cell; the legend names the instructions
     run = tu.run(tu.busy_beaver(), [0] * 5, 2, 3)
-    assert np.array_equal(context.images[0].get_array() > 0, np.abs(run.X) > 0.5)
-    assert [t.get_text() for t in legend.get_legend().get_texts()][:3] == ["context", "READ", "ROW"]
+    fig = viz_tasks.plot_tm_run(run)
+    machine, context = fig.axes
+    assert "d = " in context.get_xlabel() and machine.get_title() == "the machine"
+    # one block per written token, one row per step, on the machine's rows; the columns name the program
+    per_step = len(run.names) // (len(run.configs) - 1)
+    assert [t.get_text() for t in context.get_xticklabels()] == run.names[:per_step]
+    numbers = [int(t.get_text()) for t in context.texts if t.get_text().isdigit()]
+    n0 = run.X.shape[0] - len(run.names)
+    assert numbers == list(range(n0 + 1, run.X.shape[0] + 1))
+    rows = sorted({round(t.get_position()[1]) for t in context.texts if t.get_text().isdigit()})
+    assert rows == list(range(1, len(run.configs)))
+    assert context.get_ylim() == machine.get_ylim()
     plt.close("all")
 
 

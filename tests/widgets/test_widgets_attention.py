@@ -10,7 +10,8 @@ from attnlib.widgets import training as widgets_training
 
 
 def controls(widget):
-    return {child.description: child for child in widget.children if hasattr(child, "value")}
+    """The controls of a live explorer by description (its one-line notes are an HTML widget)."""
+    return {child.description: child for child in widget.children if hasattr(child, "value") and child.description}
 
 
 def test_attention_explorer_controls_and_redraw(monkeypatch):
@@ -21,10 +22,10 @@ def test_attention_explorer_controls_and_redraw(monkeypatch):
     monkeypatch.setattr(_core, "display", lambda obj: None)
     w = widgets.attention_explorer(X, heads, live=True)
     c = controls(w)
-    assert set(c) == {"log10 c", "kind", "causal", "example"}
+    assert set(c) == {"log₁₀ c", "kind", "causal", "example"}
     assert c["example"].max == 2
     w.update()
-    c["log10 c"].value = 1.0
+    c["log₁₀ c"].value = 1.0
     c["example"].value = 2
     c["kind"].value = "linear"
     x, h, kw = calls[-1]

@@ -26,6 +26,7 @@ def labelled(**values):
     """A tiny figure whose pixels depend on the values (so every grid point has its own PNG)."""
     fig = plt.figure(figsize=(1.2, 0.4), dpi=40)
     fig.text(0.05, 0.3, " ".join(f"{k}={v}" for k, v in sorted(values.items())), fontsize=6)
+    plt.close(fig)  # as the book's figure functions hand them back: closed in pyplot
     return fig
 
 
@@ -96,6 +97,62 @@ def test_live_returns_the_kernel_driven_interactive():
     assert drawn[-1] == 0.25
 
 
+def test_explorer_is_one_of_the_two_builders():
+    controls = {"a": slider("a", (1, 2), note="moves a")}
+    assert isinstance(_core.frame_explorer(labelled, controls), FrameExplorer)
+    live = _core.live_explorer(lambda a: None, controls)
+    assert isinstance(live, ipywidgets.interactive)
+    assert isinstance(explorer(labelled, controls), FrameExplorer)
+    # both show the control's one-line note
+    notes = [c for c in live.children if isinstance(c, ipywidgets.HTML)]
+    assert notes and "moves a" in notes[0].value and _core.NOTES_CLASS in notes[0]._dom_classes
+    frames = explorer(labelled, controls)
+    assert any(isinstance(c, ipywidgets.HTML) and "moves a" in c.value for c in frames.children)
+    with pytest.raises(ValueError, match="one line"):
+        slider("a", (1, 2), note="two\nlines")
+
+
+def test_a_slider_over_two_values_is_drawn_as_toggle_buttons():
+    w = explorer(labelled, {"a": slider("a", (1, 2)), "b": slider("b", (1, 2, 3))})
+    assert isinstance(w.controls["a"], ipywidgets.ToggleButtons)
+    assert isinstance(w.controls["b"], ipywidgets.SelectionSlider)
+
+
+def test_frames_share_their_axes_limits():
+    def draw(k):
+        fig = plt.figure(figsize=(2, 1.5), dpi=40)
+        ax = fig.add_subplot()
+        ax.plot([0, k], [0, 10 * k])
+        plt.close(fig)
+        return fig
+
+    figures = [draw(k) for k in (1, 2, 5)]
+    _core.share_limits(figures)
+    assert len({f.axes[0].get_ylim() for f in figures}) == 1
+    assert figures[0].axes[0].get_ylim()[1] >= 50  # the union: the largest frame's range for all
+    # an inverted axis stays inverted, and figures with different layouts are left alone
+    flipped = [draw(k) for k in (1, 3)]
+    for f in flipped:
+        f.axes[0].invert_yaxis()
+    _core.share_limits(flipped)
+    assert all(f.axes[0].get_ylim()[0] > f.axes[0].get_ylim()[1] for f in flipped)
+    assert flipped[0].axes[0].get_ylim() == flipped[1].axes[0].get_ylim()
+    lone = [draw(1), plt.figure()]
+    before = lone[0].axes[0].get_ylim()
+    _core.share_limits(lone)
+    assert lone[0].axes[0].get_ylim() == before
+
+
+def test_frames_are_drawn_at_twice_the_page_resolution_and_shown_at_half():
+    from attnlib.viz._style import FRAME_DPI
+
+    w = explorer(labelled, {"a": slider("a", (1, 2, 3))})
+    for image in w.images:
+        natural = Image.open(BytesIO(image.value)).width
+        assert abs(int(image.width) - natural / 2) <= 0.5  # 2 image px per CSS px: sharp at 2x
+    assert FRAME_DPI == 2 * 96
+
+
 def test_explorer_errors():
     with pytest.raises(ValueError, match="at most max_frames=4"):
         explorer(labelled, {"a": slider("a", range(3)), "b": slider("b", range(2))}, max_frames=4)
@@ -115,9 +172,16 @@ def test_explorer_errors():
 
 def test_png_bytes_are_a_palette_png_of_the_figure_size():
     fig = labelled(a=1)
-    image = Image.open(BytesIO(_core.png_bytes(fig)))
+    image = Image.open(BytesIO(_core.png_bytes(fig, dpi=40)))
     assert image.format == "PNG" and image.mode == "P"
     assert image.width <= 48 and image.height <= 16  # at most 1.2 x 0.4 inches at 40 dpi, cropped to the text
+    from matplotlib.patches import Rectangle
+
+    full = plt.figure(figsize=(1.0, 0.5), dpi=40)
+    full.add_artist(Rectangle((0, 0), 1, 1, transform=full.transFigure, color="black"))  # ink everywhere
+    plt.close(full)
+    assert Image.open(BytesIO(_core.png_bytes(full))).size == (192, 96)  # at FRAME_DPI by default
+    assert Image.open(BytesIO(_core.png_bytes(full, dpi=40))).size == (40, 20)
 
 
 # --------------------------------------------------------------------------- the chapters' explorers
@@ -157,10 +221,10 @@ def test_attention_explorer_scrubs_the_sharpness(cheap):
     heads = random_heads(2, 4, rng=0)
     X = boolean_inputs(3, 4, 4, rng=1)
     w = w_attention.attention_explorer(X, heads)
-    assert shape(w) == {"log10 c": 9, "kind": 2} and w.n_frames == 18
+    assert shape(w) == {"log₁₀ c": 9, "kind": 2} and w.n_frames == 18
     scales = sorted({round(float(np.log10(h.Theta[0, 0, 0] / heads.Theta[0, 0, 0])), 6) for (_, h), _ in cheap})
     assert scales == pytest.approx(list(np.linspace(-2, 2, 9)))
-    assert w.controls["log10 c"].value == 0.0 and w.controls["kind"].value == "softmax"
+    assert w.controls["log₁₀ c"].value == 0.0 and w.controls["kind"].value == "softmax"
 
 
 def test_loss_landscape_and_dfa_explorers(cheap):
@@ -179,13 +243,15 @@ def test_loss_landscape_and_dfa_explorers(cheap):
         assert shape(w) == {"step t": 4} and w.n_frames == 4
 
 
-def test_spectrum_explorer_scrubs_s_at_fixed_d(cheap):
+def test_spectrum_explorer_scrubs_d_and_s(cheap):
     from attnlib.widgets import lower_bounds as w_lower_bounds
 
     w = w_lower_bounds.spectrum_explorer(d=5, s=2, rng=0)
-    assert shape(w) == {"s": 4} and w.controls["s"].value == 2
+    assert shape(w) == {"d": 4, "s": 6} and w.controls["s"].value == 2 and w.controls["d"].value == 5
     titles = [kw["title"] for _, kw in cheap]
-    assert [t.split(",")[1].strip() for t in titles] == ["s = 1", "s = 2", "s = 3", "s = 4"]
+    drawn = [tuple(int(part.split("=")[1]) for part in t.split(",")[:2]) for t in titles]
+    # s is held at d - 1 where the slider goes past it
+    assert drawn == [(d, min(s, d - 1)) for d in (4, 5, 6, 7) for s in range(1, 7)]
 
 
 def test_head_spectrum_and_body_explorers(cheap):
@@ -231,8 +297,12 @@ def test_chapter_saves_every_explorer_with_its_frames_and_links(path):
         assert view in state, f"{path.name}: widget {view} is not in the saved widget state"
         root = state[view]
         assert root["model_name"] == "VBoxModel" and _core.FRAMES_CLASS in root["state"]["_dom_classes"]
-        panel, stack = _children(state, view)
+        panel, *notes, stack = _children(state, view)
         controls = _children(state, panel)
+        # one line per control under the controls, saying what it changes
+        assert len(notes) == 1 and state[notes[0]]["model_name"] == "HTMLModel"
+        text = state[notes[0]]["state"]["value"]
+        assert all(f"<b>{state[c]['state']['description']}</b>" in text for c in controls), text
         assert controls and all(state[c]["model_name"].endswith(("SliderModel", "ToggleButtonsModel", "DropdownModel"))
                                 and state[c]["state"]["description"] for c in controls)
         # walk the stacks level by level: every stack of level j is linked to control j

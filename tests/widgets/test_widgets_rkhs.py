@@ -18,7 +18,8 @@ def _quiet(monkeypatch):
 
 
 def controls(widget):
-    return {child.description: child for child in widget.children if hasattr(child, "value")}
+    """The controls of a live explorer by description (its one-line notes are an HTML widget)."""
+    return {child.description: child for child in widget.children if hasattr(child, "value") and child.description}
 
 
 def test_head_spectrum_explorer(monkeypatch):
@@ -53,6 +54,6 @@ def test_identifiability_explorer(monkeypatch):
     monkeypatch.setattr(widgets_rkhs.viz, "plot_identifiability", lambda sweep: calls.append(sweep))
     w = widgets_rkhs.identifiability_explorer(rng=0, live=True)
     c = controls(w)
-    c["log2 N"].value = 10
+    c["tables N"].value = 1024
     sweep = calls[-1]
-    assert sweep.shares.size == 6 and sweep.steps == 1000 and sweep.rank[-1] < 40
+    assert sweep.shares.size == 6 and sweep.steps == 3000 and sweep.rank[-1] < 40

@@ -10,7 +10,8 @@ from attnlib.widgets import sculpt as widgets_sculpt
 
 
 def controls(widget):
-    return {child.description: child for child in widget.children if hasattr(child, "value")}
+    """The controls of a live explorer by description (its one-line notes are an HTML widget)."""
+    return {child.description: child for child in widget.children if hasattr(child, "value") and child.description}
 
 
 def test_body_explorer_sculpts_from_the_chosen_number_of_examples(monkeypatch):
@@ -35,7 +36,7 @@ def test_explorers_build_with_their_controls(monkeypatch):
     calls = []
     monkeypatch.setattr(widgets_sculpt.viz, "plot_recovery", lambda *a, **kw: calls.append(a))
     w = widgets_sculpt.single_head_explorer(rng=0, live=True)
-    assert {"d", "n (<= d)", "|Theta|", "largest N"} <= set(controls(w))
+    assert {"d", "n (≤ d)", "‖Θ‖", "largest N"} <= set(controls(w))
     sizes, errors = calls[-1][0], calls[-1][1]
     assert errors["W"][-1] < 1e-8  # the default draw recovers the head
     assert len(sizes) == len(errors["W"])
@@ -43,7 +44,7 @@ def test_explorers_build_with_their_controls(monkeypatch):
     monkeypatch.setattr(widgets_sculpt.viz, "plot_slice_threshold", lambda q, curves, **kw: drawn.append(curves))
     monkeypatch.setattr(widgets_sculpt, "slice_threshold_data", lambda scale, shared, **kw: scale + shared)
     w = widgets_sculpt.slice_explorer(rng=0, live=True)
-    controls(w)["|Theta_i|"].value = 6.0
+    controls(w)["‖Θᵢ‖"].value = 6.0
     assert drawn[-1] == pytest.approx(6.8)  # the redraw used the slider's values
 
 
@@ -52,7 +53,7 @@ def test_report_explorer_runs_learn_and_plots_diagnostics(monkeypatch):
     got = []
     monkeypatch.setattr(widgets_sculpt.viz, "plot_phase_report", lambda diag, **kw: got.append(diag))
     w = widgets_sculpt.report_explorer(rng=0, live=True)
-    assert {"|Theta_i|", "shared", "examples", "seed"} <= set(controls(w))
+    assert {"‖Θᵢ‖", "shared", "examples", "seed"} <= set(controls(w))
     diag = got[-1]
     assert diag.errors.final < 1e-6 and diag.geometry.proxy_cosine is not None
 
