@@ -24,14 +24,14 @@ restarts, "sculpt + polish" is Levenberg-Marquardt with restarts, one of whose s
 comes from sculpting. It prints, per method, successes with restarts (relative test
 error <= 1e-3), the starts used (total and most), the accepted starts among them, median
 error and median time (all starts), the ratio of sculpting's time to the random-start
-polish's time, and the per-phase diagnostics of the sculpting runs. --phase3 measures
-phase 3 on instances with a large shared component (20 seeds each); --sweep prints the
-success rate of each method over attention sharpness and sample size (d=4; Adam only
-with --sweep-adam). --single-start-seeds S measures the success rate of a *single*
+polish's time, and the per-phase diagnostics of the sculpting runs (part ``sizes``). Part
+``phase3`` measures phase 3 on instances with a large shared component (20 seeds each); part
+``sweep`` prints the success rate of each method over attention sharpness and sample size
+(d=4; Adam only with --sweep-adam). Part ``single`` measures the success rate of a *single*
 polish start of each kind (attnlib.sculpt.single_starts: the sculpted candidate, the
 other candidate, 4 half-RMS and 4 0.05-RMS perturbations of it, 4 random heads), over
-S instances of each setting of --single-start-settings (a setting written name:K gets K),
-with 95% Wilson intervals (attnlib.sculpt.binomial_interval).
+--single-start-seeds instances of each setting of --single-start-settings (a setting written
+name:K gets K), with 95% Wilson intervals (attnlib.sculpt.binomial_interval).
 
 The machine is shared and has 2 cores, so BLAS is limited to one thread (set
 OPENBLAS_NUM_THREADS yourself to override) and times are medians over seeds. ``--jobs J``
