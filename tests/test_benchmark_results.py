@@ -81,3 +81,37 @@ def test_chapters_quote_benchmarks_only_through_their_results_files():
                 f"{chapter.name} quotes benchmarks/{name}.py, which has no committed results file"
             assert re.search(rf"benchmark_results\(\s*['\"]{name}['\"]", code), \
                 f"{chapter.name} quotes benchmarks/{name}.py but never loads benchmark_results({name!r})"
+
+
+def _readme_ratios(text: str) -> dict[str, list[str]]:
+    section = text.split("## How fast", 1)[1].split("\n## ", 1)[0]
+    lines = [line for line in section.splitlines() if line.startswith("- ")]
+    return {line: re.findall(r"\d+\.\d+|\d+(?= or more)", line.split(":", 1)[1]) for line in lines}
+
+
+def readme_ratio_problems(readme: str, results: dict) -> list[str]:
+    """Where the README's "How fast" lines differ from the results file (rounded as printed)."""
+    a, c, e = results["a"], results["c"], results["e"]
+    expected = [
+        [f"{a['1']['fit_over_gemm']:.2f}", f"{a['2']['fit_over_gemm']:.2f}"],
+        [f"{a['1']['fit_over_symmetric']:.2f}", f"{a['2']['fit_over_symmetric']:.2f}"],
+        [f"{c['lstsq_over_fit']:.1f}"],
+        [f"{int(min(run['float32_over_certificate'] for run in e['runs']))}"],
+    ]
+    found = list(_readme_ratios(readme).values())
+    if len(found) != len(expected):
+        return [f"expected {len(expected)} lines under 'How fast', found {len(found)}"]
+    return [f"line {i + 1}: README says {got}, the results file gives {want}"
+            for i, (got, want) in enumerate(zip(found, expected)) if got != want]
+
+
+def test_the_readme_quotes_the_current_ratios():
+    record = json.loads((ROOT / "benchmarks" / "results" / "linear_regression.json").read_text())
+    problems = readme_ratio_problems((ROOT / "README.md").read_text(), record["results"])
+    assert not problems, "update the README's 'How fast' lines from the results file:\n" + "\n".join(problems)
+
+
+def test_a_ratio_changed_in_the_results_fails_the_readme_check():
+    record = json.loads((ROOT / "benchmarks" / "results" / "linear_regression.json").read_text())
+    record["results"]["a"]["2"]["fit_over_gemm"] += 0.1
+    assert readme_ratio_problems((ROOT / "README.md").read_text(), record["results"])
