@@ -34,6 +34,7 @@ References to other projects
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import inspect
 import pkgutil
@@ -387,12 +388,17 @@ def resolve_reference(app, env, node, contnode):
       object is importable, links to where it is documented;
     - a name from another project is shown as plain text (there is no intersphinx
       inventory offline);
+    - a name in a private module (``attnlib._linalg.smallest_eigenvalue``), which a
+      docstring may name for developers, is shown as code without a link: private
+      helpers have no page;
     - any other ``attnlib`` name is left alone, so the strict build warns about it.
     """
     if node.get("refdomain") != "py":
         return None
     target = node.get("reftarget", "").lstrip("~.")
     if target != PACKAGE and not target.startswith(PACKAGE + "."):
+        return contnode
+    if any(part.startswith("_") for part in target.split(".")[1:-1]) and _resolve(target) is not None:
         return contnode
     obj = _resolve(target)
     if obj is None:
@@ -420,9 +426,37 @@ def escape_bars(app, what, name, obj, options, lines) -> None:
         lines[i] = "".join(part if j % 2 else SUBSTITUTION.sub(r"\\|\1\\|", part) for j, part in enumerate(parts))
 
 
+def _documented_attributes(cls) -> set[str]:
+    """Names listed in the ``Attributes`` section of a class's numpy-style docstring."""
+    doc = inspect.getdoc(cls) or ""
+    section = re.search(r"^Attributes\n-+\n(.*?)(?=^\S[^\n]*\n-+\n|\Z)", doc, re.M | re.S)
+    if section is None:
+        return set()
+    names = re.findall(r"^(\w+(?:, \w+)*) ?:", section.group(1), re.M)
+    return {name for group in names for name in group.split(", ")}
+
+
+def skip_documented_property(app, what, name, obj, skip, options):
+    """A property the class's ``Attributes`` section already describes is not described twice.
+
+    Napoleon turns that section into attribute entries, and autodoc would add the property as
+    a member under the same name: a duplicate object description, which the strict build refuses.
+    """
+    function = obj.fget if isinstance(obj, property) else getattr(obj, "func", None)
+    if what != "class" or skip or not isinstance(obj, (property, functools.cached_property)):
+        return None
+    owner = getattr(function, "__qualname__", "").rpartition(".")[0]
+    module = sys.modules.get(getattr(function, "__module__", ""), None)
+    cls = getattr(module, owner, None) if module is not None and owner else None
+    if cls is not None and name in _documented_attributes(cls):
+        return True
+    return None
+
+
 def setup(app):
     app.add_directive("attnlib-api", AttnlibAPI)
     app.add_post_transform(LinkAPILiterals)
     app.connect("missing-reference", resolve_reference, priority=900)
     app.connect("autodoc-process-docstring", escape_bars)
+    app.connect("autodoc-skip-member", skip_documented_property)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
