@@ -127,7 +127,7 @@ def test_page_reads_well(docname, site, browser, report):
     try:
         mathjax = wait_for_math(page)
         page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
-        page.wait_for_load_state("networkidle", timeout=20_000)
+        page.wait_for_load_state("networkidle", timeout=60_000)  # a loaded machine needs more than 20 s
         info = page.evaluate(INSPECT)
         screenshot(page, SHOTS / f"{docname}.png")
     finally:
@@ -164,7 +164,7 @@ def test_search_box_finds_the_chapters(site, browser):
     visit = Visit(browser, f"{site}index.html")
     page = visit.page
     try:
-        page.wait_for_load_state("networkidle", timeout=20_000)
+        page.wait_for_load_state("networkidle", timeout=60_000)  # a loaded machine needs more than 20 s
         box = page.locator("#pst-search-dialog input[name='q']")
         for attempt in range(3):  # a click before the theme's script is ready does nothing
             page.locator("button.search-button__button:visible").first.click()

@@ -67,7 +67,7 @@ def _open(browser, site, docname, theme):
     page = visit.page
     wait_for_math(page)
     try:  # late requests: MathJax fonts, the widget manager and its frames
-        page.wait_for_load_state("networkidle", timeout=20_000)
+        page.wait_for_load_state("networkidle", timeout=60_000)  # a loaded machine needs more than 20 s
     except PlaywrightTimeout:
         pass  # audited as it is; the widget wait below still applies
     if page.evaluate(WIDGETS_SERVED):  # the widget manager draws each view in place of its script
