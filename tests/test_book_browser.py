@@ -179,6 +179,9 @@ def test_search_box_finds_the_chapters(site, browser):
         page.wait_for_url(re.compile(r"search\.html\?q=attention"), timeout=20_000)
         results = page.locator("#search-results ul.search li")
         results.first.wait_for(timeout=30_000)
+        # Sphinx lists the results one by one, API pages (object matches) first: read them when it has
+        # listed them all and says so
+        page.locator("#search-results p.search-summary", has_text="Search finished").wait_for(timeout=90_000)
         hrefs = results.locator("a").evaluate_all("links => links.map(a => a.getAttribute('href'))")
         page.screenshot(path=str(SHOTS / "search.png"), full_page=False)
     finally:
