@@ -58,6 +58,10 @@ def student_config() -> dict:
     # temporary folder here: make them absolute.
     local = config["sphinx"].get("local_extensions") or {}
     config["sphinx"]["local_extensions"] = {name: str((ROOT / path).resolve()) for name, path in local.items()}
+    # Only markdown is cut, so a chapter's code cells are the full edition's, and the jupyter cache
+    # of the full build (matched by a hash of the code cells) already holds its outputs: the
+    # student edition does not execute the chapters again. A chapter whose code differs runs.
+    config.setdefault("execute", {})["cache"] = str(ROOT / "_build" / ".jupyter_cache")
     return config
 
 

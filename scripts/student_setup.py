@@ -88,6 +88,9 @@ def offline_env(stubs: Path) -> dict:
                 "http_proxy": DEAD_PROXY, "https_proxy": DEAD_PROXY, "HTTP_PROXY": DEAD_PROXY,
                 "HTTPS_PROXY": DEAD_PROXY, "ALL_PROXY": DEAD_PROXY, "PYTHONPATH": str(stubs)})
     env.pop("MPLBACKEND", None)
+    # an activated venv (as in .ci/run) would make the student's IPython add its site-packages, where
+    # attnlib is installed: the set-up cell would then find attnlib and install nothing
+    env.pop("VIRTUAL_ENV", None)
     return env
 
 

@@ -1,8 +1,10 @@
 """Tests for scripts/student_edition.py: the leak detector finds solution text, and only that."""
 
 import importlib.util
+import json
 from pathlib import Path
 
+import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,6 +69,26 @@ def test_student_config_derives_from_the_main_config():
     assert config["title"].endswith("(student edition)")
     main = student_edition.yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
     assert config["repository"] == {**main, "branch": student_edition.STUDENT_BRANCH}
+
+
+def test_the_student_build_reuses_the_full_builds_executions(tmp_path):
+    """The student build reads the full build's jupyter cache, and every chapter's copy hits it.
+
+    jupyter-cache matches a notebook by a hash of its code cells and metadata; cutting solutions
+    from the markdown must leave that hash unchanged, or the chapter would run a second time.
+    """
+    from jupyter_cache.cache.main import JupyterCacheBase
+
+    config = student_edition.student_config()
+    assert Path(config["execute"]["cache"]) == ROOT / "_build" / ".jupyter_cache"
+    cache = JupyterCacheBase(str(tmp_path / "cache"))  # only its hash function is used
+    chapters = sorted((ROOT / "book").glob("ch*.ipynb"))
+    assert chapters
+    for chapter in chapters:
+        full = nbformat.reads(chapter.read_text(), as_version=4)
+        student = nbformat.reads(json.dumps(student_edition.strip_notebook(json.loads(chapter.read_text()))),
+                                 as_version=4)
+        assert cache.create_hashed_notebook(full)[1] == cache.create_hashed_notebook(student)[1], chapter.name
 
 
 # --- the solution-free sources, and the launch and download targets -------------------------------
