@@ -440,58 +440,31 @@ def identifiability_sweep(shares, *, N: int = 2**14, m: int = 2, steps: int = 10
     ([40, 36], True, True)
     """
     N, N_test = check_positive_int("N", N), check_positive_int("N_test", N_test)
+    rng = check_rng(rng)
+    shares = np.atleast_1d(np.asarray(shares, dtype=float))
     steps = check_positive_int("steps", steps)
-    return _ExactSweep.run(shares, N, m, N_test, check_rng(rng)).with_iterative(steps)
-
-
-@dataclass(frozen=True, eq=False)
-class _ExactSweep:
-    """The part of :func:`identifiability_sweep` that the iterative budget does not change.
-
-    The data of every share, their certificates and the two exact fits, made
-    once; :meth:`with_iterative` adds the fit of a given budget. An explorer over
-    budgets reuses one of these per data size instead of drawing and fitting the
-    same data again for every budget.
-    """
-
-    shares: np.ndarray
-    test: object  # the out-of-distribution tables
-    heads: Heads
-    start: np.ndarray  # every solver's random start, of the truth's norm
-    data: list
-    certificates: list
-    fits: list  # per share: {"minimum norm": LinearFit, "exact": LinearFit}
-
-    @classmethod
-    def run(cls, shares, N: int, m: int, N_test: int, rng) -> _ExactSweep:
-        shares = np.atleast_1d(np.asarray(shares, dtype=float))
-        test = sample_memories(N_test, m, rng=rng)
-        heads = memory_heads(m)
-        truth = parameter_map(heads)
-        start = rng.standard_normal(truth.shape) * np.linalg.norm(truth) / np.sqrt(truth.size)
-        data, certificates, fits = [], [], []
-        for share in shares:
-            data.append(sample_memories(N, m, orthogonal_share=share, rng=rng))
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message=".*not unique", category=RuntimeWarning)
-                fits.append({"minimum norm": fit_linear_attention(data[-1].X, data[-1].Y),
-                             "exact": fit_linear_attention(data[-1].X, data[-1].Y, start=start)})
-            # the certificate of data.X from the normal equations of the fit (equal to certificate(data.X))
-            certificates.append(fits[-1]["minimum norm"].certificate())
-        return cls(shares, test, heads, start, data, certificates, fits)
-
-    def with_iterative(self, steps: int) -> Sweep:
-        """The sweep, with ``steps`` gradient-descent steps for the iterative solver."""
-        distance = {"minimum norm": [], "exact": [], "iterative": []}
-        ood = {key: [] for key in distance}
-        train_loss = {key: [] for key in distance}
-        for data, exact in zip(self.data, self.fits, strict=True):
-            fits = {**exact, "iterative": fit_linear_attention(data.X, data.Y, steps=steps, start=self.start)}
-            for key, fit in fits.items():
-                distance[key].append(parameter_distance(fit, self.heads))
-                ood[key].append(float(np.mean((fit.predict(self.test.X) - self.test.Y) ** 2)))
-                train_loss[key].append(fit.train_loss)
-        lam_min = [cert.data_lam_min for cert in self.certificates]  # of data.X itself, not of data.X / scale
-        rank = [cert.rank for cert in self.certificates]
-        return Sweep(self.shares, np.array(lam_min), np.array(rank), {k: np.array(v) for k, v in distance.items()},
-                     {k: np.array(v) for k, v in ood.items()}, steps, {k: np.array(v) for k, v in train_loss.items()})
+    test = sample_memories(N_test, m, rng=rng)
+    heads = memory_heads(m)
+    truth = parameter_map(heads)
+    start = rng.standard_normal(truth.shape) * np.linalg.norm(truth) / np.sqrt(truth.size)
+    lam_min, rank = [], []
+    distance = {"minimum norm": [], "exact": [], "iterative": []}
+    ood = {key: [] for key in distance}
+    train_loss = {key: [] for key in distance}
+    for share in shares:
+        data = sample_memories(N, m, orthogonal_share=share, rng=rng)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*not unique", category=RuntimeWarning)
+            fits = {"minimum norm": fit_linear_attention(data.X, data.Y),
+                    "exact": fit_linear_attention(data.X, data.Y, start=start)}
+        # certificate(data.X), to the last bit, from the normal equations the fit has formed
+        cert = fits["minimum norm"].certificate()
+        lam_min.append(cert.data_lam_min)  # of data.X itself, not of data.X / cert.scale
+        rank.append(cert.rank)
+        fits["iterative"] = fit_linear_attention(data.X, data.Y, steps=steps, start=start)
+        for key, fit in fits.items():
+            distance[key].append(parameter_distance(fit, heads))
+            ood[key].append(float(np.mean((fit.predict(test.X) - test.Y) ** 2)))
+            train_loss[key].append(fit.train_loss)
+    return Sweep(shares, np.array(lam_min), np.array(rank), {k: np.array(v) for k, v in distance.items()},
+                 {k: np.array(v) for k, v in ood.items()}, steps, {k: np.array(v) for k, v in train_loss.items()})

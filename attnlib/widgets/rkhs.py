@@ -94,17 +94,13 @@ def identifiability_explorer(*, rng=None, live: bool = False):
         Controls: gradient steps of the iterative solver, and the number of
         tables N. The picture is :func:`attnlib.viz.rkhs.plot_identifiability`.
     """
-    from ..rkhs.experiments import _ExactSweep
+    from ..rkhs.experiments import identifiability_sweep
 
     seed = check_rng(rng).integers(2**32)
-    exact = {}  # N -> the data, certificates and exact fits, made once for every budget
 
     def draw(steps, N):
-        # identifiability_sweep(np.linspace(0.95, 1.0, 6), N=N, steps=steps, N_test=500, rng=seed), to the last
-        # bit, without drawing and fitting the same data again for every budget
-        if N not in exact:
-            exact[N] = _ExactSweep.run(np.linspace(0.95, 1.0, 6), N, 2, 500, np.random.default_rng(seed))
-        return viz.plot_identifiability(exact[N].with_iterative(steps))
+        sweep = identifiability_sweep(np.linspace(0.95, 1.0, 6), N=N, steps=steps, N_test=500, rng=seed)
+        return viz.plot_identifiability(sweep)
 
     return explorer(draw, {
         "steps": slider("gradient steps", STEPS, 3000, note="the budget of the iterative fit: more steps bring it "

@@ -18,27 +18,20 @@ def test_sweep_records_the_training_loss_of_every_fit():
     assert sweep.lam_min[0] > 0 and sweep.lam_min[1] == 0.0
 
 
-def test_an_explorer_reuses_the_exact_part_and_gets_the_sweep_to_the_last_bit():
-    """The explorer's shortcut (data, certificates and exact fits once per size, then one fit per budget)
-    against the oracle: each share's data fitted afresh, and certificate(X) walked afresh."""
-    from attnlib.rkhs import certificate, fit_linear_attention
-    from attnlib.rkhs.coefficients import parameter_distance
-    from attnlib.rkhs.experiments import _ExactSweep
 
-    shares = [0.9, 1.0]
-    exact = _ExactSweep.run(shares, 300, 2, 40, np.random.default_rng(7))
-    for steps in (5, 60):
-        shortcut = exact.with_iterative(steps)
-        full = identifiability_sweep(shares, N=300, steps=steps, N_test=40, rng=7)
-        assert shortcut.steps == full.steps == steps
-        assert np.array_equal(shortcut.lam_min, full.lam_min) and np.array_equal(shortcut.rank, full.rank)
-        for got, want in ((shortcut.distance, full.distance), (shortcut.ood, full.ood),
-                          (shortcut.train_loss, full.train_loss)):
-            assert all(np.array_equal(got[k], want[k]) for k in want)
-    for data, cert, share_lam, share_rank in zip(exact.data, exact.certificates, shortcut.lam_min, shortcut.rank,
-                                                 strict=True):
-        fresh = certificate(data.X)
-        assert fresh.data_lam_min == cert.data_lam_min == share_lam and fresh.rank == cert.rank == share_rank
-        iterative = fit_linear_attention(data.X, data.Y, steps=60, start=exact.start)
-        assert parameter_distance(iterative, exact.heads) in shortcut.distance["iterative"]
-    assert shortcut.rank.tolist() == [40, 36]  # share 1 is singular: both paths of the certificate are covered
+def test_the_sweep_certifies_its_own_data():
+    """The sweep takes each share's certificate from its fit's normal equations. The oracle replays the
+    sweep's draws from the same seed and walks each data set afresh with certificate(X)."""
+    from attnlib.rkhs import certificate
+    from attnlib.rkhs.coefficients import parameter_map
+    from attnlib.tasks.associative_memory import memory_heads, sample_memories
+
+    shares, N, N_test = [0.9, 1.0], 300, 40
+    sweep = identifiability_sweep(shares, N=N, steps=5, N_test=N_test, rng=7)
+    replay = np.random.default_rng(7)
+    sample_memories(N_test, 2, rng=replay)  # the out-of-distribution tables
+    replay.standard_normal(parameter_map(memory_heads(2)).shape)  # the solvers' start
+    for share, lam_min, rank in zip(shares, sweep.lam_min, sweep.rank, strict=True):
+        fresh = certificate(sample_memories(N, 2, orthogonal_share=share, rng=replay).X)
+        assert fresh.data_lam_min == lam_min and fresh.rank == rank
+    assert sweep.rank.tolist() == [40, 36]  # share 1 is singular: both paths of the certificate are covered
