@@ -116,8 +116,7 @@ def main(argv: list[str]) -> int:
             print(f"FAILED: {err}", file=sys.stderr)
             return 1
         print(summary(timings[-1]))
-    if len(timings) > 1:
-        print(format_slowest(timings, 5))
+    print(format_slowest(timings, 5))
     return 0
 
 

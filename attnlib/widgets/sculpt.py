@@ -119,8 +119,9 @@ def report_explorer(*, d: int = 4, n: int = 3, m: int = 2, rng=None, live: bool 
     """Per-phase diagnostics of one run of :func:`attnlib.sculpt.learn` on a fresh planted instance.
 
     Controls: the sharpness, the shared component, the number of examples and
-    the seed (frames: three shared components x three sizes, the rest fixed;
-    every frame is a whole run). The picture is :func:`attnlib.viz.sculpt.plot_phase_report`.
+    the seed (frames: no shared component or a large one x few or many examples, the rest
+    fixed; every frame is a whole run, so the grid is kept to four frames, about 1 s each). The
+    picture is :func:`attnlib.viz.sculpt.plot_phase_report`.
     """
     d, n, m = check_positive_int("d", d), check_positive_int("n", n), check_positive_int("m", m)
     base = int(check_rng(rng).integers(2**31))
@@ -141,10 +142,10 @@ def report_explorer(*, d: int = 4, n: int = 3, m: int = 2, rng=None, live: bool 
 
     return explorer(draw, {
         "scale": slider("‖Θᵢ‖", (4.0,), 4.0, live=lambda: _slider(4.0, 1.0, 10.0, 0.5, "‖Θᵢ‖")),
-        "shared": slider("shared", (0.0, 0.3, 0.6), 0.6, note="the component the heads share: the face is harder "
+        "shared": slider("shared", (0.0, 0.6), 0.6, note="the component the heads share: the face is harder "
                          "to find",
                          live=lambda: _slider(0.6, 0.0, 0.95, 0.05, "shared")),
-        "examples": slider("examples", (500, 1500, 3000), 3000, note="the examples learn sees: each frame is a "
+        "examples": slider("examples", (500, 3000), 3000, note="the examples learn sees: each frame is a "
                            "whole run",
                            live=lambda: _slider(3000, 500, 6000, 500, "examples", integer=True)),
         "seed": slider("seed", (0,), 0, live=lambda: _slider(0, 0, 20, 1, "seed", integer=True)),
