@@ -4,7 +4,8 @@
   ``axe.min.js``; it is injected into the page, so nothing is fetched and the audit runs
   offline like the other browser tests), runs on every page of the table of contents in the
   light and in the dark theme (the page loads once; the reader's system setting then flips to
-  dark, and the theme follows it as it does for a reader). Any violation of impact "serious" or "critical" fails the page.
+  dark, and the theme follows it as it does for a reader). Any violation of impact "serious" or
+  "critical" fails the page.
   Every violation found, at any impact, is written with its rule and elements to
   ``_build/screenshots/a11y.txt``. Rules are never switched off; the one-rule, one-page
   exceptions are in ``EXCEPTIONS`` below, each with its reason.

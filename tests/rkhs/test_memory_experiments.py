@@ -18,7 +18,6 @@ def test_sweep_records_the_training_loss_of_every_fit():
     assert sweep.lam_min[0] > 0 and sweep.lam_min[1] == 0.0
 
 
-
 def test_the_sweep_certifies_its_own_data():
     """The sweep takes each share's certificate from its fit's normal equations. The oracle replays the
     sweep's draws from the same seed and walks each data set afresh with certificate(X)."""
