@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import time
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
 from _browser import OUTSIDE, SHOTS, PlaywrightTimeout, Visit, browser, screenshot, site, wait_for_math  # noqa: F401 (fixtures)
-from _site import HTML, element_ids, image_outputs, is_chapter, toc_docnames
+from _site import CONFIG, HTML, element_ids, image_outputs, is_chapter, toc_docnames
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -95,7 +96,16 @@ INSPECT = r"""() => {
 }"""
 
 
+def pdf_edition() -> Path:
+    """Where ``scripts/book_pdf.py`` puts the PDF edition, which every page's download menu links."""
+    name = CONFIG.get("sphinx", {}).get("config", {}).get("book_pdf_name", "learning-attention-provably.pdf")
+    return HTML / name
+
+
 def broken_links(links: list[str], base: str, here: str, ids_here: set[str]) -> list[str]:
+    """Links to the served book that lead nowhere. The PDF edition's link counts only once the PDF is
+    built: the README's build command makes the HTML alone, and ``tests/test_book_pdf.py`` checks that
+    every page links the PDF where it was built."""
     broken = []
     for href in links:
         url = urlsplit(href)
@@ -106,7 +116,8 @@ def broken_links(links: list[str], base: str, here: str, ids_here: set[str]) -> 
         if path == "" or path.endswith("/"):
             target = target / "index.html"
         if not target.is_file():
-            broken.append(f"{href} (no such file)")
+            if target.resolve() != pdf_edition().resolve() or pdf_edition().exists():
+                broken.append(f"{href} (no such file)")
             continue
         anchor = unquote(url.fragment)
         if anchor and target.suffix == ".html":
@@ -114,6 +125,23 @@ def broken_links(links: list[str], base: str, here: str, ids_here: set[str]) -> 
             if anchor not in ids and anchor not in element_ids(target):
                 broken.append(f"{href} (no element with id {anchor!r})")
     return broken
+
+
+def test_the_pdf_link_counts_once_the_pdf_is_built(tmp_path, monkeypatch):
+    """Without the PDF (the README's build command), its link is not broken; with it, a wrong link is."""
+    monkeypatch.setattr(sys.modules[__name__], "HTML", tmp_path)
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "ch01.html").write_text('<p id="top">')
+    base = "http://127.0.0.1:8000/"
+    pdf = pdf_edition().name
+    links = [f"{base}{pdf}", f"{base}book/ch01.html#top"]
+    assert broken_links(links, base, "book/ch01.html", {"top"}) == []
+    assert broken_links([f"{base}missing.html"], base, "book/ch01.html", set()) == [f"{base}missing.html (no such file)"]
+    (tmp_path / pdf).write_bytes(b"%PDF-1.5")          # built: its link resolves
+    assert broken_links(links, base, "book/ch01.html", {"top"}) == []
+    assert broken_links([f"{base}book/{pdf}"], base, "book/ch01.html", set()) == [f"{base}book/{pdf} (no such file)"]
+    (tmp_path / pdf).unlink()
+    assert broken_links([f"{base}other.pdf"], base, "book/ch01.html", set()) == [f"{base}other.pdf (no such file)"]
 
 
 # --------------------------------------------------------------------------- the pages
