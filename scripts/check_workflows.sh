@@ -30,7 +30,7 @@ if [ ${#workflows[@]} -eq 0 ]; then
   exit 1
 fi
 
-echo "actionlint $(actionlint -version | head -n 1); $(zizmor --version)"
+echo "actionlint: $(actionlint -version | head -n 1); zizmor: $(zizmor --version | sed 's/^zizmor //')"
 if command -v shellcheck >/dev/null 2>&1; then
   echo "shellcheck $(shellcheck --version | sed -n 's/^version: //p'): actionlint checks the run: scripts with it"
 else
