@@ -1,9 +1,17 @@
 """The browser under the tests of the built book: Chromium through Playwright, the book served
 on localhost, and every request to another host blocked.
 
-Each ``tests/test_book_browser*.py`` file imports the fixtures ``site`` and ``browser`` and
-the ``Visit`` class from here (``from _browser import ...``), so that the pages are served,
-and outside hosts blocked, the same way in every test. ``.ci/run`` runs every such file.
+The fixtures ``site``, ``browser`` and ``pages`` (``tests/conftest.py``, one of each for the whole
+run) come from here, and each ``tests/test_book_browser*.py`` file imports the ``Visit`` class, so
+that the pages are served, and outside hosts blocked, the same way in every test. ``.ci/run`` runs
+every such file.
+
+Loading a page is most of a browser test's time (MathJax typesets it, the widget manager draws its
+explorers), so the tests of one page share it: ``pages.visit(docname)`` loads a page once per
+viewport and hands the same loaded page to every test of that page, and ``order_by_page`` (called
+from ``tests/conftest.py``) runs those tests one after the other, in the order of ``SHARED``: the
+tests that only read the page first, those that change it (keys pressed, the theme switched,
+every dropdown opened) last.
 """
 
 from __future__ import annotations
@@ -17,7 +25,6 @@ import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import pytest
 from _site import HTML, ROOT, require_build, skip_or_fail
 
 try:
@@ -53,9 +60,8 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="module")
-def site():
-    """The built book served on localhost; yields its base URL."""
+def serve():
+    """The built book served on localhost; yields its base URL (the ``site`` fixture of tests/conftest.py)."""
     require_build()
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(HTML)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -65,8 +71,8 @@ def site():
     server.server_close()
 
 
-@pytest.fixture(scope="module")
-def browser():
+def launch():
+    """Chromium, headless and offline; yields the browser (the ``browser`` fixture of tests/conftest.py)."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:  # pragma: no cover
@@ -143,3 +149,76 @@ def screenshot(page, path: Path) -> None:
     page.screenshot(path=str(path), full_page=True, timeout=120_000)  # the long API page, on a busy machine
 
 
+
+
+def wait_until_drawn(page) -> None:
+    """Wait for the late requests (MathJax's fonts, the widget manager and its frames) and for the
+    widget manager to draw its views; a page that does neither in time is tested as it is."""
+    try:
+        page.wait_for_load_state("networkidle", timeout=60_000)  # a loaded machine needs more than 20 s
+    except PlaywrightTimeout:
+        pass
+    if page.evaluate(WIDGETS_SERVED):
+        try:
+            page.wait_for_function("() => document.querySelector('.jupyter-widgets')", timeout=15_000)
+        except PlaywrightTimeout:
+            pass  # then the tests say which widget never drew
+
+
+# A page that serves an ipywidgets manager itself (not from a CDN, which the tests block).
+WIDGETS_SERVED = """() => !!document.querySelector('script[type="application/vnd.jupyter.widget-view+json"]')
+  && [...document.scripts].some(s => s.src && s.src.startsWith(location.origin) && /embed|html-manager/.test(s.src))"""
+
+#: The tests that share a loaded page, in the order they run on it: reading first, changing last.
+#: Every control is moved once before the keyboard test moves the first one back or on, and the
+#: theme is back to light before every dropdown is opened.
+SHARED = (
+    "test_math_has_assistive_mathml",
+    "test_page_reads_well",
+    "test_chapter_figures_are_numbered_described_cited_crisp_and_legible",
+    "test_solution_toggles_work_by_keyboard",
+    "test_every_widget_moves_offline",
+    "test_widget_controls_work_by_keyboard",
+    "test_page_passes_axe",
+    "test_chapter_fits_the_column",
+    "test_chapter_figures_read_on_a_phone",
+    "test_page_fits_a_phone_and_has_one_search_box",
+)
+
+
+class Pages:
+    """The loaded pages the tests share: one per viewport (desktop, phone) at a time, opened in the
+    light theme and made ready (math typeset, late requests done, widgets drawn) before its first test."""
+
+    def __init__(self, browser, site: str):
+        self.browser, self.site = browser, site
+        self.open: dict[bool, tuple[str, Visit]] = {}
+
+    def visit(self, docname: str, *, phone: bool = False) -> Visit:
+        if phone in self.open and self.open[phone][0] == docname:
+            return self.open[phone][1]
+        self.close(phone)
+        visit = Visit(self.browser, f"{self.site}{docname}.html", **(PHONE if phone else {}))
+        wait_for_math(visit.page)
+        wait_until_drawn(visit.page)
+        self.open[phone] = (docname, visit)
+        return visit
+
+    def close(self, phone: bool | None = None) -> None:
+        for key in [k for k in self.open if phone is None or k == phone]:
+            self.open.pop(key)[1].close()
+
+
+def order_by_page(items: list) -> None:
+    """Reorder the collected tests in place: the SHARED tests of one page run together, page by page
+    in reading order, in SHARED's order; every other test keeps its place."""
+    from _site import toc_docnames
+
+    order = {name: k for k, name in enumerate(toc_docnames())}
+    slots = [k for k, item in enumerate(items) if getattr(item, "originalname", None) in SHARED
+             and "docname" in getattr(getattr(item, "callspec", None), "params", {})]
+    shared = sorted((items[k] for k in slots),
+                    key=lambda item: (order.get(item.callspec.params["docname"], len(order)),
+                                      SHARED.index(item.originalname)))
+    for k, item in zip(slots, shared):
+        items[k] = item

@@ -12,3 +12,39 @@ import pytest  # noqa: E402
 def _close_figures():
     yield
     plt.close("all")
+
+
+# The built book in Chromium (tests/_browser.py, imported only where a browser test asks for it: the
+# library's tests run without the book's tools). One browser, one server and one set of shared pages
+# serve every browser test of the run.
+
+
+@pytest.fixture(scope="session")
+def site():
+    from _browser import serve
+
+    yield from serve()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from _browser import launch
+
+    yield from launch()
+
+
+@pytest.fixture(scope="session")
+def pages(browser, site):
+    from _browser import Pages
+
+    shared = Pages(browser, site)
+    yield shared
+    shared.close()
+
+
+def pytest_collection_modifyitems(items):
+    """The browser tests of one page run together, so that they share its one load (tests/_browser.py)."""
+    if any(item.get_closest_marker("browser") for item in items):
+        from _browser import order_by_page
+
+        order_by_page(items)

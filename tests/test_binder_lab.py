@@ -39,7 +39,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from _browser import SHOTS, Visit, browser  # noqa: F401 (fixture)
+from _browser import SHOTS, Visit
 from _site import ROOT, skip_or_fail
 from test_book_browser_widgets import CONTROLS, figure_key, move
 

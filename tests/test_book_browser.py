@@ -34,7 +34,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from _browser import OUTSIDE, SHOTS, PlaywrightTimeout, Visit, browser, screenshot, site, wait_for_math  # noqa: F401 (fixtures)
+from _browser import OUTSIDE, SHOTS, PlaywrightTimeout, Visit, screenshot, wait_for_math
 from _site import CONFIG, HTML, element_ids, image_outputs, is_chapter, toc_docnames
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -49,7 +49,7 @@ RAW_MARKUP = re.compile(
 RAW_INLINE_MATH = re.compile(r"(?<![\w\\])\$[^$\s][^$\n]{0,80}?\$(?!\w)")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def report():
     """Collects what each page did; written to _build/screenshots/report.{json,txt} at the end."""
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -148,18 +148,15 @@ def test_the_pdf_link_counts_once_the_pdf_is_built(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("docname", DOCNAMES)
-def test_page_reads_well(docname, site, browser, report):
+def test_page_reads_well(docname, site, pages, report):
     start = time.perf_counter()
-    visit = Visit(browser, f"{site}{docname}.html")
+    visit = pages.visit(docname)
     page = visit.page
-    try:
-        mathjax = wait_for_math(page)
-        page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
-        page.wait_for_load_state("networkidle", timeout=60_000)  # a loaded machine needs more than 20 s
-        info = page.evaluate(INSPECT)
-        screenshot(page, SHOTS / f"{docname}.png")
-    finally:
-        visit.close()
+    mathjax = wait_for_math(page)
+    page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+    page.wait_for_load_state("networkidle", timeout=60_000)  # a loaded machine needs more than 20 s
+    info = page.evaluate(INSPECT)
+    screenshot(page, SHOTS / f"{docname}.png")
     report[docname] = {"seconds": time.perf_counter() - start, "outside": visit.outside,
                        "outside_errors": visit.outside_errors, "wide_math": info["wide"]}
 

@@ -29,7 +29,8 @@ import re
 from collections import Counter
 
 import pytest
-from _browser import SHOTS, PlaywrightTimeout, Visit, browser, screenshot, site, wait_for_math  # noqa: F401 (fixtures)
+from _browser import (
+    SHOTS, WIDGETS_SERVED, PlaywrightTimeout, Visit, screenshot, wait_for_math, wait_until_drawn)
 from _site import built, is_chapter, require_build, source, toc_docnames
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -50,10 +51,6 @@ WIDGET_AREAS = ".jupyter-widgets, .widget-area, .widget-subarea, [data-widget], 
 CONTROLS = "input[type=range], select, button, [role=slider], input[type=checkbox], input[type=radio]"
 
 
-# A page that serves an ipywidgets manager itself (not from a CDN, which the tests block).
-WIDGETS_SERVED = """() => !!document.querySelector('script[type="application/vnd.jupyter.widget-view+json"]')
-  && [...document.scripts].some(s => s.src && s.src.startsWith(location.origin) && /embed|html-manager/.test(s.src))"""
-
 
 def _axe():
     try:
@@ -68,22 +65,14 @@ def _open(browser, site, docname, theme):
     visit = Visit(browser, f"{site}{docname}.html", color_scheme=theme)
     page = visit.page
     wait_for_math(page)
-    try:  # late requests: MathJax fonts, the widget manager and its frames
-        page.wait_for_load_state("networkidle", timeout=60_000)  # a loaded machine needs more than 20 s
-    except PlaywrightTimeout:
-        pass  # audited as it is; the widget wait below still applies
-    if page.evaluate(WIDGETS_SERVED):  # the widget manager draws each view in place of its script
-        try:
-            page.wait_for_function("() => document.querySelector('.jupyter-widgets')", timeout=15_000)
-        except PlaywrightTimeout:
-            pass  # then the page is audited without its widgets, and the keyboard test says so
+    wait_until_drawn(page)  # audited as it is if it never settles; the keyboard test names an undrawn widget
     shown = page.evaluate("() => document.documentElement.dataset.theme")
     assert shown == theme, f"{docname}: asked for the {theme} theme, the page shows {shown!r}"
     page.wait_for_timeout(300)  # the theme's colour transition: contrast is measured after it
     return visit
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def a11y_report():
     """Every violation of every page and theme; written to _build/screenshots/a11y.txt."""
     found: dict[tuple[str, str], list[dict]] = {}
@@ -113,10 +102,19 @@ def a11y_report():
 # --------------------------------------------------------------------------- the audit
 
 
-def _audit(visit) -> list[dict]:
-    """axe-core's violations on the page as it is now; fails if the audit fetched anything from outside."""
+#: The rules whose result can depend on the theme: the theme changes colours only (pydata-sphinx-theme
+#: switches CSS custom properties on ``<html data-theme>``), never the elements, their roles or names
+#: (``test_page_passes_axe`` checks that the page has the same elements in both).
+COLOUR_RULES = ("color-contrast", "link-in-text-block")
+ELEMENTS = "() => document.querySelectorAll('*').length"
+
+
+def _audit(visit, rules: tuple[str, ...] | None = None) -> list[dict]:
+    """axe-core's violations on the page as it is now (every rule, or only ``rules``); fails if the
+    audit fetched anything from outside."""
     blocked = len(visit.outside)
-    results = _axe().run(visit.page).response
+    options = {"runOnly": {"type": "rule", "values": list(rules)}} if rules else None
+    results = _axe().run(visit.page, options=options).response
     fetched = visit.outside[blocked:]
     assert not fetched, f"the audit asked for outside resources, which an offline CI cannot reach: {fetched}"
     return results["violations"]
@@ -135,16 +133,18 @@ def _switch_theme(page, docname, theme):
 
 
 @pytest.mark.parametrize("docname", DOCNAMES)
-def test_page_passes_axe(docname, site, browser, a11y_report):
-    """Every rule in both themes: the page loads once in the first, then the system setting flips."""
-    visit = _open(browser, site, docname, THEMES[0])
-    try:
-        for theme in THEMES:
-            if theme != THEMES[0]:
-                _switch_theme(visit.page, docname, theme)
-            a11y_report[(docname, theme)] = _audit(visit)
-    finally:
-        visit.close()
+def test_page_passes_axe(docname, pages, a11y_report):
+    """Every rule in the light theme, then the colour rules in the dark one (the system setting flips;
+    the elements stay the same), then back to light for the tests that share the page."""
+    visit = pages.visit(docname)
+    shown = visit.page.evaluate("() => document.documentElement.dataset.theme")
+    assert shown == THEMES[0], f"{docname}: opened in the {THEMES[0]} theme, the page shows {shown!r}"
+    elements = visit.page.evaluate(ELEMENTS)
+    a11y_report[(docname, THEMES[0])] = _audit(visit)
+    _switch_theme(visit.page, docname, THEMES[1])
+    assert visit.page.evaluate(ELEMENTS) == elements, f"{docname}: the dark theme changed the page's elements"
+    a11y_report[(docname, THEMES[1])] = _audit(visit, COLOUR_RULES)
+    _switch_theme(visit.page, docname, THEMES[0])
     failing = [(theme, v) for theme in THEMES for v in a11y_report[(docname, theme)]
                if v["impact"] in FAILING_IMPACTS and (docname, v["id"]) not in EXCEPTIONS]
     assert not failing, f"{docname}: serious or critical accessibility violations:\n" + "\n".join(
@@ -188,12 +188,8 @@ MATH = r"""() => {
 
 
 @pytest.mark.parametrize("docname", [d for d in DOCNAMES if "\\(" in source(d).read_text() or "$" in source(d).read_text()])
-def test_math_has_assistive_mathml(docname, site, browser):
-    visit = _open(browser, site, docname, "light")
-    try:
-        info = visit.page.evaluate(MATH)
-    finally:
-        visit.close()
+def test_math_has_assistive_mathml(docname, pages):
+    info = pages.visit(docname).page.evaluate(MATH)
     assert info["formulas"] > 0, f"{docname}: no typeset math"
     assert info["without_mml"] == 0, f"{docname}: {info['without_mml']} of {info['formulas']} formulas lack assistive MathML"
     assert info["visual_not_hidden"] == 0, f"{docname}: {info['visual_not_hidden']} visual formulas are not aria-hidden"
@@ -204,15 +200,36 @@ def test_math_has_assistive_mathml(docname, site, browser):
 # --------------------------------------------------------------------------- keyboard
 
 
-def _tab_to(page, selector: str, limit: int = 1500) -> bool:
-    """Press Tab from the top of the page until the focus is inside ``selector``."""
+# While Tab is pressed in batches: once the focus is inside the selector, further Tabs are held
+# there (their default action, moving the focus, is prevented), so the focus stops where Tab alone
+# first reached. The guard removes itself when the walk ends.
+HOLD = r"""(sel) => {
+  const hold = (e) => {
+    if (e.key === "Tab" && document.activeElement && document.activeElement.closest(sel)) e.preventDefault();
+  };
+  window.__holdTab && document.removeEventListener("keydown", window.__holdTab, true);
+  window.__holdTab = hold;
+  document.addEventListener("keydown", hold, true);
+}"""
+RELEASE = """() => { document.removeEventListener("keydown", window.__holdTab, true); window.__holdTab = null; }"""
+AT = "(sel) => !!(document.activeElement && document.activeElement.closest(sel))"
+
+
+def _tab_to(page, selector: str, limit: int = 1500, batch: int = 20) -> bool:
+    """Press Tab from the top of the page until the focus is inside ``selector`` (at most ``limit``
+    times; checked after every ``batch`` presses, the focus held at the first element reached)."""
     page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); }")
     page.locator("body").focus()
-    for _ in range(limit):
-        page.keyboard.press("Tab")
-        if page.evaluate("(sel) => !!(document.activeElement && document.activeElement.closest(sel))", selector):
-            return True
-    return False
+    page.evaluate(HOLD, selector)
+    try:
+        for _ in range(0, limit, batch):
+            for _ in range(batch):
+                page.keyboard.press("Tab")
+            if page.evaluate(AT, selector):
+                return True
+        return False
+    finally:
+        page.evaluate(RELEASE)
 
 
 FOCUSED = r"""() => {
@@ -244,21 +261,17 @@ def _chapters_with(text: str) -> list[str]:
 
 
 @pytest.mark.parametrize("docname", _chapters_with("{solution}"))
-def test_solution_toggles_work_by_keyboard(docname, site, browser):
-    visit = _open(browser, site, docname, "light")
-    page = visit.page
-    try:
-        assert page.locator(SOLUTIONS).count() > 0, f"{docname}: no solution dropdowns on the page"
-        assert _tab_to(page, TOGGLES), f"{docname}: Tab never reaches a solution toggle"
-        before = page.evaluate(FOCUSED)
-        name = page.evaluate(f"(e) => ({NAME})(document.activeElement)")
-        shown_before = page.evaluate(SHOWN)
-        page.keyboard.press("Enter")
-        page.wait_for_timeout(300)
-        after = page.evaluate(FOCUSED)
-        shown_after = page.evaluate(SHOWN)
-    finally:
-        visit.close()
+def test_solution_toggles_work_by_keyboard(docname, pages):
+    page = pages.visit(docname).page
+    assert page.locator(SOLUTIONS).count() > 0, f"{docname}: no solution dropdowns on the page"
+    assert _tab_to(page, TOGGLES), f"{docname}: Tab never reaches a solution toggle"
+    before = page.evaluate(FOCUSED)
+    name = page.evaluate(f"(e) => ({NAME})(document.activeElement)")
+    shown_before = page.evaluate(SHOWN)
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(300)
+    after = page.evaluate(FOCUSED)
+    shown_after = page.evaluate(SHOWN)
     assert name, f"{docname}: the solution toggle has no accessible name: {before['html']}"
     if before["tag"] == "summary":
         assert (before["open"], after["open"]) == (False, True), (before, after)
@@ -294,37 +307,33 @@ def _within_widgets(controls: str) -> str:
 
 
 @pytest.mark.parametrize("docname", _widget_chapters())
-def test_widget_controls_work_by_keyboard(docname, site, browser):
+def test_widget_controls_work_by_keyboard(docname, pages):
     """Every control is in the Tab order and named; the first slider or select (else the first
     control) is reached by Tab alone from the top of the page and moves with the arrow keys."""
-    visit = _open(browser, site, docname, "light")
-    page = visit.page
-    try:
-        controls = page.locator(_within_widgets(CONTROLS))
-        served = page.evaluate(WIDGETS_SERVED)
-        if controls.count() == 0:
-            assert not served, f"{docname}: the page serves its widget manager but shows no widget controls"
-            pytest.skip(f"{docname}: no widget controls: this build loads the widget manager from a CDN, "
-                        "which the tests block (an offline reader sees the static figure and its note)")
-        described = controls.evaluate_all(
-            f"(cs) => cs.map(e => ({{name: ({NAME})(e), tab: e.tabIndex, disabled: !!e.disabled,"
-            " html: e.outerHTML.slice(0, 160)}))")
-        target = _within_widgets(MOVABLE) if page.locator(_within_widgets(MOVABLE)).count() else _within_widgets(CONTROLS)
-        reached = _tab_to(page, target)
-        focused = page.evaluate(FOCUSED)
-        moved = None
-        if reached and (focused["type"] == "range" or focused["role"] == "slider"):
-            key = "ArrowLeft" if focused["value"] == focused["max"] else "ArrowRight"
-            page.keyboard.press(key)
-            page.wait_for_timeout(200)
-            moved = page.evaluate(FOCUSED)["value"] != focused["value"]
-        elif reached and focused["tag"] == "select" and (focused["options"] or 0) > 1:
-            key = "ArrowUp" if focused["index"] == focused["options"] - 1 else "ArrowDown"
-            page.keyboard.press(key)
-            page.wait_for_timeout(200)
-            moved = page.evaluate(FOCUSED)["index"] != focused["index"]
-    finally:
-        visit.close()
+    page = pages.visit(docname).page
+    controls = page.locator(_within_widgets(CONTROLS))
+    served = page.evaluate(WIDGETS_SERVED)
+    if controls.count() == 0:
+        assert not served, f"{docname}: the page serves its widget manager but shows no widget controls"
+        pytest.skip(f"{docname}: no widget controls: this build loads the widget manager from a CDN, "
+                    "which the tests block (an offline reader sees the static figure and its note)")
+    described = controls.evaluate_all(
+        f"(cs) => cs.map(e => ({{name: ({NAME})(e), tab: e.tabIndex, disabled: !!e.disabled,"
+        " html: e.outerHTML.slice(0, 160)}))")
+    target = _within_widgets(MOVABLE) if page.locator(_within_widgets(MOVABLE)).count() else _within_widgets(CONTROLS)
+    reached = _tab_to(page, target)
+    focused = page.evaluate(FOCUSED)
+    moved = None
+    if reached and (focused["type"] == "range" or focused["role"] == "slider"):
+        key = "ArrowLeft" if focused["value"] == focused["max"] else "ArrowRight"
+        page.keyboard.press(key)
+        page.wait_for_timeout(200)
+        moved = page.evaluate(FOCUSED)["value"] != focused["value"]
+    elif reached and focused["tag"] == "select" and (focused["options"] or 0) > 1:
+        key = "ArrowUp" if focused["index"] == focused["options"] - 1 else "ArrowDown"
+        page.keyboard.press(key)
+        page.wait_for_timeout(200)
+        moved = page.evaluate(FOCUSED)["index"] != focused["index"]
     unnamed = [c["html"] for c in described if not c["name"]]
     untabbable = [c["html"] for c in described if c["tab"] < 0 and not c["disabled"]]
     assert not unnamed, f"{docname}: widget controls without an accessible name: {unnamed}"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from _browser import SHOTS, Visit, browser, site  # noqa: F401  (fixtures)
+from _browser import SHOTS, Visit
 
 from attnlib.viz._style import DPI, MIN_PT
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from _browser import PHONE, SHOTS, Visit, browser, site  # noqa: F401 (fixtures)
+from _browser import SHOTS
 from _figures import alt_problem
 from _site import is_chapter, toc_docnames
 
@@ -106,7 +106,7 @@ def test_the_figure_checks_can_fail():
     assert any("soft" in p for p in figure_problems({**frame, "natural": 640, "shown": 640}, 16, phone=False))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def sizes():
     rows: dict[str, list[str]] = {"desktop": [], "phone": []}
     yield rows
@@ -117,25 +117,21 @@ def sizes():
         (SHOTS / ("figures.txt" if name == "desktop" else "figures-phone.txt")).write_text("\n".join(text) + "\n")
 
 
-def _measure(browser, site, docname, *, phone: bool):
-    visit = Visit(browser, f"{site}{docname}.html", **(PHONE if phone else {}))
-    page = visit.page
+def _measure(pages, docname, *, phone: bool):
+    page = pages.visit(docname, phone=phone).page
     folder = SHOTS / ("figures-phone" if phone else "figures")
     folder.mkdir(parents=True, exist_ok=True)
-    try:
-        page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
-        if page.locator(".cell_output script[type*=widget-view]").count():
-            try:  # the widgets' frames, drawn by the manager
-                page.wait_for_selector(".attnlib-frames img", timeout=30_000)
-            except Exception:  # noqa: BLE001 (the widget test reports a widget that never draws)
-                pass
-        page.wait_for_timeout(300)
-        info = page.evaluate(MEASURE)
-        figures = page.locator(".cell_output figure")
-        for k in range(figures.count()):
-            figures.nth(k).screenshot(path=str(folder / f"{docname.split('/')[-1]}-{k + 1}.png"))
-    finally:
-        visit.close()
+    page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+    if page.locator(".cell_output script[type*=widget-view]").count():
+        try:  # the widgets' frames, drawn by the manager
+            page.wait_for_selector(".attnlib-frames img", timeout=30_000)
+        except Exception:  # noqa: BLE001 (the widget test reports a widget that never draws)
+            pass
+    page.wait_for_timeout(300)
+    info = page.evaluate(MEASURE)
+    figures = page.locator(".cell_output figure")
+    for k in range(figures.count()):
+        figures.nth(k).screenshot(path=str(folder / f"{docname.split('/')[-1]}-{k + 1}.png"))
     return info
 
 
@@ -147,9 +143,9 @@ def _record(sizes, key, docname, image):
 
 
 @pytest.mark.parametrize("docname", CHAPTERS)
-def test_chapter_figures_are_numbered_described_cited_crisp_and_legible(docname, site, browser, sizes):  # noqa: F811
+def test_chapter_figures_are_numbered_described_cited_crisp_and_legible(docname, pages, sizes):  # noqa: F811
     chapter = int(re.search(r"ch(\d\d)", docname).group(1))
-    info = _measure(browser, site, docname, phone=False)
+    info = _measure(pages, docname, phone=False)
     problems = []
     for image in info["images"]:
         _record(sizes, "desktop", docname, image)
@@ -169,8 +165,8 @@ def test_chapter_figures_are_numbered_described_cited_crisp_and_legible(docname,
 
 
 @pytest.mark.parametrize("docname", CHAPTERS)
-def test_chapter_figures_read_on_a_phone(docname, site, browser, sizes):  # noqa: F811
-    info = _measure(browser, site, docname, phone=True)
+def test_chapter_figures_read_on_a_phone(docname, pages, sizes):  # noqa: F811
+    info = _measure(pages, docname, phone=True)
     problems = []
     for image in [*info["images"], *info["frames"]]:
         _record(sizes, "phone", docname, image)

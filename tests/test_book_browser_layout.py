@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from _browser import PHONE, SHOTS, Visit, browser, site, wait_for_math  # noqa: F401 (fixtures)
+from _browser import SHOTS, Visit
 from _site import is_chapter, toc_docnames
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -111,28 +111,23 @@ def problems_on(info: dict) -> list[str]:
 
 
 @pytest.mark.parametrize("docname", CHAPTERS)
-def test_chapter_fits_the_column(docname, site, browser):
-    visit = Visit(browser, f"{site}{docname}.html")
-    page = visit.page
+def test_chapter_fits_the_column(docname, pages):
+    page = pages.visit(docname).page
     name = docname.split("/")[-1]
-    try:
-        wait_for_math(page)
-        page.evaluate(OPEN_ALL)
-        page.wait_for_timeout(300)
-        info = page.evaluate(MEASURE)
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        first = page.locator("div.cell:has(div.cell_output pre)").first
-        if first.count():
-            first.scroll_into_view_if_needed()
-            page.screenshot(path=str(SHOTS / f"layout-{name}.png"))
-        if info["clipped"]:  # a picture of the first clipped block, for the report; not a check
-            try:
-                page.locator('[data-layout-clipped="0"]').screenshot(
-                    path=str(SHOTS / f"layout-{name}-clipped.png"), timeout=5_000)
-            except Exception:  # noqa: BLE001
-                pass
-    finally:
-        visit.close()
+    page.evaluate(OPEN_ALL)
+    page.wait_for_timeout(300)
+    info = page.evaluate(MEASURE)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    first = page.locator("div.cell:has(div.cell_output pre)").first
+    if first.count():
+        first.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / f"layout-{name}.png"))
+    if info["clipped"]:  # a picture of the first clipped block, for the report; not a check
+        try:
+            page.locator('[data-layout-clipped="0"]').screenshot(
+                path=str(SHOTS / f"layout-{name}-clipped.png"), timeout=5_000)
+        except Exception:  # noqa: BLE001
+            pass
     assert info["blocks"] > 0, f"{docname}: no code blocks found; has the page structure changed?"
     problems = problems_on(info)
     assert not problems, f"{docname}:\n  " + "\n  ".join(problems)
@@ -190,19 +185,15 @@ def width_problems(info: dict) -> list[str]:
 
 
 @pytest.mark.parametrize("docname", PAGES)
-def test_page_fits_a_phone_and_has_one_search_box(docname, site, browser):
-    visit = Visit(browser, f"{site}{docname}.html", **PHONE)
-    page = visit.page
-    try:
-        wait_for_math(page)
-        page.wait_for_timeout(300)
-        info = page.evaluate(TOO_WIDE)
-        searches = page.evaluate(SEARCH)
-        folder = SHOTS / "phone"
-        folder.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(folder / f"{docname.replace('/', '-')}.png"))
-    finally:
-        visit.close()
+def test_page_fits_a_phone_and_has_one_search_box(docname, pages):
+    page = pages.visit(docname, phone=True).page
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.wait_for_timeout(300)
+    info = page.evaluate(TOO_WIDE)
+    searches = page.evaluate(SEARCH)
+    folder = SHOTS / "phone"
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / f"{docname.replace('/', '-')}.png"))
     problems = width_problems(info)
     if searches != 1:
         problems.append(f"{searches} search boxes on the phone page; one is enough")

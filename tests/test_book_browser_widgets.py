@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 import pytest
-from _browser import SHOTS, Visit, browser, site  # noqa: F401 (fixtures)
+from _browser import SHOTS
 from _site import HTML, is_chapter, toc_docnames
 
 from attnlib.widgets._core import NOTES_CLASS, PAGE_BUDGET_MB
@@ -62,7 +62,7 @@ def page_bytes(docname: str) -> dict:
             "state": len(state.group(1)) if state else 0, "total": html.stat().st_size + image_bytes}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def report():
     pages: dict[str, dict] = {}
     yield pages
@@ -158,71 +158,68 @@ def move(page, control, kind: str) -> None:
 
 
 @pytest.mark.parametrize("docname", CHAPTERS)
-def test_every_widget_moves_offline(docname, site, browser, report):
+def test_every_widget_moves_offline(docname, pages, report):
     start = time.perf_counter()
-    visit = Visit(browser, f"{site}{docname}.html")
+    visit = pages.visit(docname)
     page = visit.page
     info = {"widgets": [], "size": page_bytes(docname)}
     report[docname] = info
     problems = []
-    try:
-        n_views = page.locator(VIEW).count()
-        if n_views:
-            try:
-                page.wait_for_function(f"() => document.querySelectorAll('.attnlib-frames').length >= {n_views}",
-                                       timeout=60_000)
-            except Exception:
-                drawn = page.locator(".attnlib-frames").count()
-                problems.append(f"the widget manager drew {drawn} of {n_views} widgets")
-        boxes = page.locator(".attnlib-frames")
-        notes = page.locator("p.widget-note")
-        for index in range(boxes.count()):
-            box = boxes.nth(index)
-            box.scroll_into_view_if_needed()
-            controls = box.evaluate(CONTROLS)
-            entry = {"index": index, "controls": [], "frames": box.evaluate(
-                "(b) => b.querySelectorAll('img').length")}
-            frames = _frames_in_state(page, index)
-            if frames is not None:
-                entry["frames"] = frames
-            info["widgets"].append(entry)
-            if not controls:
-                problems.append(f"widget {index} rendered no controls")
-                continue
-            problems += [f"widget {index}: control {c['name']!r} has no accessible name (aria-label)"
-                         for c in controls if not c["accessible"].strip()]
-            problems += [f"widget {index}: control {c['name']!r}: {p}" for c in controls for p in value_problems(c)]
-            noted = box.evaluate(f"(b) => (b.querySelector('.{NOTES_CLASS}') || {{}}).textContent || ''")
-            unnoted = [c["name"].strip() for c in controls if f"{c['name'].strip()}:" not in noted]
-            if unnoted:
-                problems.append(f"widget {index}: no one-line note for {unnoted}: {noted!r}")
-            if index == 0:
-                WIDGETS.mkdir(parents=True, exist_ok=True)
-                box.screenshot(path=str(WIDGETS / f"{Path(docname).name}-before.png"))
-            locators = box.locator(".widget-slider, .widget-toggle-buttons, .widget-dropdown")
-            for c, control in enumerate(controls):
-                before = figure_key(box)
-                move(page, locators.nth(c), control["kind"])
-                changed = False
-                for _ in range(20):  # the manager switches frames at once; allow the image to decode
-                    page.wait_for_timeout(100)
-                    if figure_key(box) != before:
-                        changed = True
-                        break
-                entry["controls"].append({"name": control["name"].strip(), "kind": control["kind"],
-                                          "changed": changed})
-                if not changed:
-                    problems.append(f"widget {index}: moving {control['name']!r} ({control['kind']}) "
-                                    "from the keyboard did not change the figure")
-                moved = box.evaluate(CONTROLS)[c]
-                problems += [f"widget {index}: control {c!r} after a move: {p}" for p in value_problems(moved)]
-            if index == 0:
-                box.screenshot(path=str(WIDGETS / f"{Path(docname).name}-after.png"))
-            if index < notes.count() and len(notes.nth(index).inner_text()) > 120:
-                problems.append(f"widget {index}: the note under it is longer than one line: "
-                                f"{notes.nth(index).inner_text()!r}")
-    finally:
-        visit.close()
+    n_views = page.locator(VIEW).count()
+    if n_views:
+        try:
+            page.wait_for_function(f"() => document.querySelectorAll('.attnlib-frames').length >= {n_views}",
+                                   timeout=60_000)
+        except Exception:
+            drawn = page.locator(".attnlib-frames").count()
+            problems.append(f"the widget manager drew {drawn} of {n_views} widgets")
+    boxes = page.locator(".attnlib-frames")
+    notes = page.locator("p.widget-note")
+    for index in range(boxes.count()):
+        box = boxes.nth(index)
+        box.scroll_into_view_if_needed()
+        controls = box.evaluate(CONTROLS)
+        entry = {"index": index, "controls": [], "frames": box.evaluate(
+            "(b) => b.querySelectorAll('img').length")}
+        frames = _frames_in_state(page, index)
+        if frames is not None:
+            entry["frames"] = frames
+        info["widgets"].append(entry)
+        if not controls:
+            problems.append(f"widget {index} rendered no controls")
+            continue
+        problems += [f"widget {index}: control {c['name']!r} has no accessible name (aria-label)"
+                     for c in controls if not c["accessible"].strip()]
+        problems += [f"widget {index}: control {c['name']!r}: {p}" for c in controls for p in value_problems(c)]
+        noted = box.evaluate(f"(b) => (b.querySelector('.{NOTES_CLASS}') || {{}}).textContent || ''")
+        unnoted = [c["name"].strip() for c in controls if f"{c['name'].strip()}:" not in noted]
+        if unnoted:
+            problems.append(f"widget {index}: no one-line note for {unnoted}: {noted!r}")
+        if index == 0:
+            WIDGETS.mkdir(parents=True, exist_ok=True)
+            box.screenshot(path=str(WIDGETS / f"{Path(docname).name}-before.png"))
+        locators = box.locator(".widget-slider, .widget-toggle-buttons, .widget-dropdown")
+        for c, control in enumerate(controls):
+            before = figure_key(box)
+            move(page, locators.nth(c), control["kind"])
+            changed = False
+            for _ in range(20):  # the manager switches frames at once; allow the image to decode
+                page.wait_for_timeout(100)
+                if figure_key(box) != before:
+                    changed = True
+                    break
+            entry["controls"].append({"name": control["name"].strip(), "kind": control["kind"],
+                                      "changed": changed})
+            if not changed:
+                problems.append(f"widget {index}: moving {control['name']!r} ({control['kind']}) "
+                                "from the keyboard did not change the figure")
+            moved = box.evaluate(CONTROLS)[c]
+            problems += [f"widget {index}: control {c!r} after a move: {p}" for p in value_problems(moved)]
+        if index == 0:
+            box.screenshot(path=str(WIDGETS / f"{Path(docname).name}-after.png"))
+        if index < notes.count() and len(notes.nth(index).inner_text()) > 120:
+            problems.append(f"widget {index}: the note under it is longer than one line: "
+                            f"{notes.nth(index).inner_text()!r}")
     info["seconds"] = time.perf_counter() - start
     widget_hosts = [u for u in visit.outside if re.search(r"jupyter-widgets|require\.js|requirejs", u)]
     problems += [f"request to an outside host for widgets: {u}" for u in widget_hosts]
