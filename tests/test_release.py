@@ -19,6 +19,7 @@ import importlib
 import importlib.metadata
 import importlib.util
 import inspect
+import json
 import os
 import re
 import subprocess
@@ -225,7 +226,9 @@ def test_the_readme_commands_are_the_ones_ci_runs():
     assert commands == ["python -m pip install -r requirements.txt && jupyter-book build .",
                         "python -m pip install -r requirements.txt && python -m pytest"]
     assert f"step \"README test command\" bash -c '{commands[1]}'" in CI
-    assert "step \"strict book build\" jupyter-book build . -W -n --keep-going" in CI
+    assert 'step "strict book build" book_build' in CI
+    assert re.search(r"^book_build\(\) \{\n  jupyter-book build \. -W -n --keep-going ", CI, re.M), \
+        ".ci/run's book build is the README's, made strict"
     assert "```bash\n" + "\n".join(commands) + "\n```" in INTRO.replace("   ", "")
 
 
@@ -242,9 +245,72 @@ def test_contributing_names_every_script_and_every_ci_step():
     scripts = sorted(p.name for p in (ROOT / "scripts").iterdir() if p.suffix in (".py", ".sh"))
     missing = [s for s in scripts if s not in CONTRIBUTING]
     assert not missing, f"CONTRIBUTING.md does not describe {missing}"
-    steps = re.findall(r'^step "([^"]+)"', CI, re.M)
-    steps += [name for variable, name in re.findall(r'^(\w+)="([^"]+)"$', CI, re.M)
-              if f'start_beside "${variable}"' in CI]
-    assert len(steps) >= 18
+    names = dict(re.findall(r'^(\w+)="([^"]+)"$', CI, re.M))
+    steps = re.findall(r'^\s*(?:step|start_beside) "([^"$]+)"', CI, re.M)
+    steps += [names[variable] for variable in re.findall(r'^\s*(?:step|start_beside) "\$(\w+)"', CI, re.M)]
+    assert len(steps) >= 20
     missing = [s for s in steps if f"| `{s}` |" not in CONTRIBUTING]
     assert not missing, f"CONTRIBUTING.md's table of .ci/run leaves out {missing}"
+
+
+# --------------------------------------------------------------------------- the pinned release
+
+
+def _git(*args: str) -> str | None:
+    done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def _pins() -> dict[str, list[tuple[str, str]]]:
+    """Where attnlib is installed from the repository: file -> [(url, ref)]."""
+    pin = re.compile(r'git\+(https://github\.com/[\w.-]+/[\w.-]+?)(?:@([\w.-]+))?"')
+    found = {"README.md": pin.findall(README)}
+    for chapter in sorted((ROOT / "book").glob("ch*.ipynb")):
+        cells = json.loads(chapter.read_text())["cells"]
+        setup = "".join(next(c for c in cells if c["cell_type"] == "code")["source"])
+        found[f"book/{chapter.name}"] = pin.findall(setup)
+    return found
+
+
+def test_the_readme_and_every_chapter_install_the_newest_release():
+    """One commit pinned everywhere: the one that released the changelog's newest version, with the
+    library of the chapters (``python scripts/pin_release.py`` writes the pins; CONTRIBUTING, Releasing)."""
+    pins = _pins()
+    url = CONFIG["repository"]["url"]
+    for where, found in pins.items():
+        assert [u for u, _ in found] == [url], f"{where}: installs attnlib from {found}, not once from {url}"
+    refs = {ref for found in pins.values() for _, ref in found}
+    assert len(refs) == 1 and re.fullmatch(r"[0-9a-f]{40}", next(iter(refs))), (
+        f"the installs pin {sorted(refs)}: pin every one to the release's full commit (scripts/pin_release.py)")
+    commit = refs.pop()
+    if _git("rev-parse", "--git-dir") is None:
+        skip_or_fail("not a git checkout: the pinned commit cannot be checked")
+    if _git("cat-file", "-e", f"{commit}^{{commit}}") is None:
+        if _git("rev-parse", "--is-shallow-repository") == "true":
+            skip_or_fail(f"a shallow clone: {commit[:12]} is not in it")
+        pytest.fail(f"the pinned commit {commit[:12]} is not in this repository's history")
+    assert _git("merge-base", "--is-ancestor", commit, "HEAD") is not None, f"{commit[:12]} is not an ancestor of HEAD"
+    newest = releases()[0][0]
+    pinned = tomllib.loads(_git("show", f"{commit}:pyproject.toml"))["project"]["version"]
+    assert pinned == newest, f"the pinned commit {commit[:12]} has version {pinned}, the newest release is {newest}"
+    changed = _git("diff", "--name-only", commit, "HEAD", "--", "attnlib")
+    assert not changed, (
+        f"attnlib changed since the pinned release {newest} ({commit[:12]}): {changed.splitlines()[:5]}. Colab "
+        "readers would run the chapters on the released library: release the change (CONTRIBUTING.md, Releasing)")
+
+
+def test_the_pin_check_can_fail(tmp_path, monkeypatch):
+    """A chapter pinned to a branch, or to another URL, is found."""
+    book = tmp_path / "book"
+    book.mkdir()
+    cell = {"cell_type": "code", "source": ['%pip install -q "attnlib[viz] @ git+https://github.com/o/r@main"\n']}
+    (book / "ch01_x.ipynb").write_text(json.dumps({"cells": [cell]}))
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    monkeypatch.setattr(sys.modules[__name__], "README", 'pip install "attnlib @ git+https://github.com/o/r@' + "a" * 40 + '"')
+    assert _pins() == {"README.md": [("https://github.com/o/r", "a" * 40)], "book/ch01_x.ipynb": [("https://github.com/o/r", "main")]}
+    monkeypatch.setattr(sys.modules[__name__], "CONFIG", {"repository": {"url": "https://github.com/o/r"}})
+    with pytest.raises(AssertionError, match="pin every one to the release's full commit"):
+        test_the_readme_and_every_chapter_install_the_newest_release()
+    monkeypatch.setattr(sys.modules[__name__], "CONFIG", {"repository": {"url": "https://github.com/o/other"}})
+    with pytest.raises(AssertionError, match="not once from https://github.com/o/other"):
+        test_the_readme_and_every_chapter_install_the_newest_release()
