@@ -272,7 +272,7 @@ def _feature_norms2(X, d: int) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class NoisyBound:
-    """The certificate under label noise (Lemma E.2 of Yau et al., in a deterministic form).
+    """The certificate under label noise: the book's bound (not Lemma E.2 of Yau et al., false as stated).
 
     Attributes
     ----------
