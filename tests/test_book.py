@@ -85,7 +85,9 @@ def test_chapter_opens_with_title_and_colab_install_cell(path):
     # it leaves no empty "Show code cell content" bar under the chapter's banner
     assert "remove-input" in setup["metadata"].get("tags", []) and not setup.get("outputs")
     url = CONFIG["repository"]["url"]
-    assert f'"attnlib[viz] @ git+{url}"' in source(setup), "the Colab install cell must use _config.yml's URL"
+    assert re.search(rf'"attnlib\[viz\] @ git\+{re.escape(url)}@[0-9a-f]{{40}}"', source(setup)), (
+        "the Colab install cell must install the release pinned by its commit from _config.yml's URL "
+        "(python scripts/pin_release.py)")
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
