@@ -15,23 +15,80 @@ window.addEventListener("error", (event) => {
   });
 }, true);
 
-// A display equation wider than its box scrolls (layout.css): make that box reachable from the
-// keyboard, and name it, so that a reader without a mouse can scroll it too.
-function focusableWideMath() {
-  document.querySelectorAll("main div.math").forEach((box) => {
-    if (box.scrollWidth > box.clientWidth + 1 && !box.hasAttribute("tabindex")) {
-      box.setAttribute("tabindex", "0");
-      box.setAttribute("role", "region");
-      box.setAttribute("aria-label", "wide equation, scrolls sideways");
+// A display equation, a printed output or a table wider than its box scrolls sideways (layout.css).
+// Mark such a box (scrolls-sideways), and the sides where it hides content (more-left, more-right),
+// so that only it shows a cue; make it reachable from the keyboard, and name it, so that a reader
+// without a mouse can scroll it too.
+const SCROLLERS = {
+  "main div.math": "wide equation, scrolls sideways",
+  "main div.cell_output pre": "wide output, scrolls sideways",
+  "main .pst-scrollable-table-container": "wide table, scrolls sideways",
+};
+function markScrolling(box, label) {
+  const scrolls = box.scrollWidth > box.clientWidth + 1;
+  box.classList.toggle("scrolls-sideways", scrolls);
+  box.classList.toggle("more-left", scrolls && box.scrollLeft > 1);
+  box.classList.toggle("more-right", scrolls && box.scrollLeft + box.clientWidth < box.scrollWidth - 1);
+  if (scrolls && !box.hasAttribute("tabindex")) {
+    box.setAttribute("tabindex", "0");
+    box.setAttribute("role", "region");
+    box.setAttribute("aria-label", label);
+    box.dataset.scrollFocus = "1";
+  } else if (!scrolls && box.dataset.scrollFocus) {
+    box.removeAttribute("tabindex");
+    box.removeAttribute("role");
+    box.removeAttribute("aria-label");
+    delete box.dataset.scrollFocus;
+  }
+}
+function markWideBoxes() {
+  for (const [selector, label] of Object.entries(SCROLLERS)) {
+    document.querySelectorAll(selector).forEach((box) => {
+      markScrolling(box, label);
+      if (!box.dataset.scrollCue) {
+        box.dataset.scrollCue = "1";
+        box.addEventListener("scroll", () => markScrolling(box, label), {passive: true});
+      }
+    });
+  }
+}
+// Punctuation after inline math stays on the math's line: a line break may fall before the formula,
+// never between it and the comma or full stop that follows it.
+function keepPunctuation() {
+  document.querySelectorAll("main span.math").forEach((math) => {
+    const next = math.nextSibling;
+    if (!next || next.nodeType !== Node.TEXT_NODE || math.parentElement.classList.contains("math-nowrap")) {
+      return;
     }
+    const marks = next.data.match(/^[.,;:!?)\]\u2019\u201d]+/);
+    if (!marks) {
+      return;
+    }
+    const keep = document.createElement("span");
+    keep.className = "math-nowrap";
+    math.parentNode.insertBefore(keep, math);
+    keep.appendChild(math);
+    keep.appendChild(document.createTextNode(marks[0]));
+    next.data = next.data.slice(marks[0].length);
   });
+}
+function afterMath() {
+  keepPunctuation();
+  markWideBoxes();
 }
 window.addEventListener("load", () => {
   const mj = window.MathJax;
   if (mj && mj.startup && mj.startup.promise) {
-    mj.startup.promise.then(focusableWideMath);
+    mj.startup.promise.then(afterMath);
   } else {
-    focusableWideMath();
+    afterMath();
   }
 });
-window.addEventListener("resize", focusableWideMath);
+window.addEventListener("resize", markWideBoxes);
+// What sits in a dropdown that opens (a solution, a folded box) gets its width only then.
+document.addEventListener("toggle", markWideBoxes, true);
+document.addEventListener("click", (event) => {
+  if (event.target.closest && event.target.closest(".toggle-button, summary, .dropdown")) {
+    requestAnimationFrame(markWideBoxes);
+  }
+});

@@ -222,3 +222,55 @@ def order_by_page(items: list) -> None:
                                       SHARED.index(item.originalname)))
     for k, item in zip(slots, shared):
         items[k] = item
+
+
+# Boxes that may scroll sideways and their cues (_static/layout.css, book-web.js): display equations,
+# printed outputs and tables; how wide each is, whether it shows a cue (a mask fading an edge) or a
+# cover painted over it, and whether an output keeps its lines.
+SCROLL_CUES = r"""() => [["math", "main div.math"], ["output", "main div.cell_output pre"],
+                         ["table", "main .pst-scrollable-table-container"]].flatMap(([kind, sel]) =>
+  [...document.querySelectorAll(sel)].filter(b => b.offsetParent !== null).map(b => {
+    const style = getComputedStyle(b);
+    const mask = style.maskImage || style.webkitMaskImage || "none";
+    return {kind, text: b.textContent.replace(/\s+/g, " ").trim().slice(0, 50), scroll: b.scrollWidth,
+            box: b.clientWidth, painted: kind === "math" && style.backgroundImage !== "none",
+            masked: mask !== "none", marked: b.classList.contains("scrolls-sideways"),
+            focusable: b.tabIndex >= 0, wraps: kind === "output" && style.whiteSpace !== "pre"};
+  }))"""
+
+
+def scroll_cue_problems(boxes: list[dict], *, phone: bool) -> list[str]:
+    """What is wrong with the boxes of a page that may scroll sideways: on a desktop, an equation wider
+    than its box; anywhere, a cover painted over an equation, a printed output that wraps its lines,
+    a cue on a box that fits, or a box that scrolls without a cue or without keyboard access."""
+    found = []
+    for b in boxes:
+        wide = b["scroll"] > b["box"] + 1
+        what = f"{b['kind']} {b['text']!r}"
+        if wide and not phone and b["kind"] == "math":
+            found.append(f"display equation {b['scroll']}px wide in a {b['box']}px box at desktop width: {b['text']!r}")
+        if b["painted"]:
+            found.append(f"a cover is painted over the {what}")
+        if b["wraps"]:
+            found.append(f"the {what} wraps its lines instead of keeping them and scrolling")
+        if b["masked"] and not wide:
+            found.append(f"a scroll cue on a {what} that fits ({b['scroll']}px in {b['box']}px)")
+        if wide and not (b["marked"] and b["masked"] and b["focusable"]):
+            found.append(f"the {what} scrolls ({b['scroll']}px in {b['box']}px) without a visible cue or keyboard "
+                         f"access (marked {b['marked']}, masked {b['masked']}, focusable {b['focusable']})")
+    return found
+
+
+# Punctuation after inline math that starts a line of its own: the first mark after each inline
+# formula, measured against the formula's own box.
+ORPHANED_PUNCTUATION = r"""() => [...document.querySelectorAll("main span.math")].filter(m => m.offsetParent !== null)
+  .map(m => {
+    let node = m.nextSibling;
+    if (!node && m.parentElement.classList.contains("math-nowrap")) node = m.parentElement.nextSibling;
+    if (!node || node.nodeType !== Node.TEXT_NODE || !/^[.,;:!?]/.test(node.data)) return null;
+    const range = document.createRange();
+    range.setStart(node, 0);
+    range.setEnd(node, 1);
+    const mark = range.getBoundingClientRect(), box = m.getBoundingClientRect();
+    return mark.top >= box.bottom - 2 || mark.left < box.left ? m.textContent.slice(0, 40) + node.data[0] : null;
+  }).filter(x => x)"""

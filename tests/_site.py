@@ -113,3 +113,12 @@ def element_ids(path: Path) -> frozenset[str]:
     """The ids and anchor names in a built HTML file."""
     text = path.read_text(errors="replace")
     return frozenset(re.findall(r'\s(?:id|name)="([^"]+)"', text))
+
+
+RAW_LINK_TEXT = re.compile(r'<span class="std std-ref">([^<]*[\\$][^<]*)</span>')
+
+
+def raw_link_texts(html: str) -> list[str]:
+    """Cross-reference texts that show LaTeX source: a {ref} to a heading with math takes the heading's
+    raw text, so such a link needs words of its own."""
+    return RAW_LINK_TEXT.findall(html)

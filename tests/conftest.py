@@ -43,8 +43,12 @@ def pages(browser, site):
 
 
 def pytest_collection_modifyitems(items):
-    """The browser tests of one page run together, so that they share its one load (tests/_browser.py)."""
-    if any(item.get_closest_marker("browser") for item in items):
+    """The tests that drive Chromium run last, and those of one page together, so that they share its
+    one load (tests/_browser.py). Playwright keeps an event loop running in the test process while
+    the browser is open, and tests after it could not start one of their own."""
+    chromium = [item for item in items if "browser" in getattr(item, "fixturenames", ())]
+    if chromium:
         from _browser import order_by_page
 
+        items[:] = [item for item in items if item not in chromium] + chromium
         order_by_page(items)

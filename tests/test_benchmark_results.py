@@ -1,7 +1,8 @@
 """Benchmark numbers in the chapters come from committed results files, and those are current.
 
 Every ``benchmarks/results/<name>.json`` records the SHA-256 of each file its run executed. A
-file changed since the run makes the benchmark stale: this test fails, naming the files and the
+file whose code changed since the run makes the benchmark stale (``benchmarks/_freshness.py``: a
+change of docstrings or comments alone does not): this test fails, naming the files and the
 command that measures them again. A chapter that quotes a benchmark reads it with
 ``attnlib.viz.prose.benchmark_results``, never by typing its numbers.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -18,6 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import _freshness  # noqa: E402
 import _results  # noqa: E402
 
 RESULTS = sorted((ROOT / "benchmarks" / "results").glob("*.json"))
@@ -38,8 +41,8 @@ def test_results_file_says_how_it_was_measured(path):
 @pytest.mark.parametrize("path", RESULTS, ids=[p.stem for p in RESULTS])
 def test_results_are_not_stale(path):
     record = json.loads(path.read_text())
-    stale = _results.stale_sources(record)
-    assert not stale, (f"{path.name} was measured on other sources; these changed since {record['date']}: "
+    stale = _freshness.stale_code(record)
+    assert not stale, (f"{path.name} was measured on other code; these changed since {record['date']}: "
                        f"{stale}. Run `{record['command']}` again and commit the new results file.")
 
 
@@ -53,6 +56,27 @@ def test_a_changed_source_makes_the_results_stale(tmp_path):
     assert _results.stale_sources(record, tmp_path) == ["attnlib/m.py"]
     module.unlink()
     assert _results.stale_sources(record, tmp_path) == ["attnlib/m.py (removed)"]
+
+
+def test_a_change_of_docstrings_alone_leaves_the_results_current(tmp_path):
+    """The measured version is found in the history; only a change of its code makes the results stale."""
+    def git(*args):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True,
+                       capture_output=True)
+
+    (tmp_path / "attnlib").mkdir()
+    module = tmp_path / "attnlib" / "m.py"
+    module.write_text('"""A module."""\n\n\ndef f(x):\n    """Twice x."""\n    return 2 * x  # doubled\n')
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-qm", "measured")
+    record = {"sources": {"attnlib/m.py": _results.sha256(module)}}
+    module.write_text('"""A module, documented anew."""\n\n\ndef f(x):\n    """2 x."""\n    return 2 * x\n')
+    assert _freshness.stale_code(record, tmp_path) == []
+    module.write_text('"""A module."""\n\n\ndef f(x):\n    """Twice x."""\n    return 3 * x  # doubled\n')
+    assert _freshness.stale_code(record, tmp_path) == ["attnlib/m.py"]
+    module.write_text('"""A module."""\n\n\ndef f(x):\n    """Twice x."""\n    x = x\n    return 2 * x\n')
+    assert _freshness.stale_code(record, tmp_path) == ["attnlib/m.py"]
 
 
 def test_the_writer_hashes_what_the_run_executed(tmp_path, monkeypatch):

@@ -34,7 +34,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from _browser import OUTSIDE, SHOTS, PlaywrightTimeout, Visit, screenshot, wait_for_math
+from _browser import ORPHANED_PUNCTUATION, OUTSIDE, SCROLL_CUES, SHOTS, PlaywrightTimeout, Visit, screenshot, scroll_cue_problems, wait_for_math
 from _site import CONFIG, HTML, element_ids, image_outputs, is_chapter, toc_docnames
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -156,6 +156,8 @@ def test_page_reads_well(docname, site, pages, report):
     page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
     page.wait_for_load_state("networkidle", timeout=60_000)  # a loaded machine needs more than 20 s
     info = page.evaluate(INSPECT)
+    cues = page.evaluate(SCROLL_CUES)
+    orphans = page.evaluate(ORPHANED_PUNCTUATION)
     screenshot(page, SHOTS / f"{docname}.png")
     report[docname] = {"seconds": time.perf_counter() - start, "outside": visit.outside,
                        "outside_errors": visit.outside_errors, "wide_math": info["wide"]}
@@ -177,9 +179,27 @@ def test_page_reads_well(docname, site, pages, report):
         shown = sum(1 for i in info["images"] if i["output"] and i["ok"])
         if shown < want:
             problems.append(f"chapter shows {shown} figures; its notebook has {want}")
+    problems += scroll_cue_problems(cues, phone=False)
+    problems += [f"punctuation after inline math starts a line: {o!r}" for o in orphans]
     if info["widgets"] != info["widgetnotes"]:
         problems.append(f"{info['widgets']} widget outputs but {info['widgetnotes']} notes for their controls")
     assert not problems, f"{docname}:\n  " + "\n  ".join(problems)
+
+
+def test_the_scroll_cue_check_can_fail():
+    """Each rule of the sideways-scrolling check fails on what it exists to catch and passes a clean page."""
+    fits = {"kind": "math", "text": "a = b", "scroll": 300, "box": 600, "painted": False, "masked": False,
+            "marked": False, "focusable": False, "wraps": False}
+    wide = {**fits, "scroll": 700, "box": 360, "masked": True, "marked": True, "focusable": True}
+    output = {**wide, "kind": "output"}
+    assert scroll_cue_problems([fits], phone=False) == [] and scroll_cue_problems([fits, wide, output], phone=True) == []
+    assert scroll_cue_problems([output], phone=False) == []  # the column test measures outputs at desktop width
+    assert any("painted" in p for p in scroll_cue_problems([{**fits, "painted": True}], phone=False))
+    assert any("that fits" in p for p in scroll_cue_problems([{**fits, "masked": True}], phone=True))
+    assert any("desktop width" in p for p in scroll_cue_problems([wide], phone=False))
+    assert any("wraps its lines" in p for p in scroll_cue_problems([{**output, "wraps": True}], phone=True))
+    for missing in ("masked", "marked", "focusable"):
+        assert any("without a visible cue" in p for p in scroll_cue_problems([{**wide, missing: False}], phone=True))
 
 
 # --------------------------------------------------------------------------- search and dark mode
@@ -199,9 +219,9 @@ def test_search_box_finds_the_chapters(site, browser):
             except PlaywrightTimeout:
                 if attempt == 2:
                     raise
-        box.fill("attention")
+        box.fill("certificate")
         box.press("Enter")
-        page.wait_for_url(re.compile(r"search\.html\?q=attention"), timeout=20_000)
+        page.wait_for_url(re.compile(r"search\.html\?q=certificate"), timeout=20_000)
         results = page.locator("#search-results ul.search li")
         results.first.wait_for(timeout=30_000)
         # Sphinx lists the results one by one, API pages (object matches) first: read them when it has
@@ -214,6 +234,18 @@ def test_search_box_finds_the_chapters(site, browser):
     assert not visit.errors, visit.errors
     chapters = [d for d in DOCNAMES if is_chapter(d)]
     assert any(any(h.split("?")[0].split("#")[0].endswith(f"{d}.html") for h in hrefs) for d in chapters), hrefs
+    assert prose_first(hrefs), f"the API reference is listed before the book's prose (_static/search-scorer.js): {hrefs}"
+
+
+def prose_first(hrefs: list[str]) -> bool:
+    """Every result in the book's prose comes before every result in the API reference."""
+    api = [("/api/" in h or h.startswith("api/")) for h in hrefs]
+    return api == sorted(api)
+
+
+def test_the_search_order_check_can_fail():
+    assert prose_first(["ch05_certificate.html#x", "intro.html", "api/rkhs.html#attnlib.rkhs.Certificate"])
+    assert not prose_first(["api/rkhs.html#attnlib.rkhs.Certificate", "ch05_certificate.html#x"])
 
 
 def test_live_code_explains_itself_offline(site, browser):

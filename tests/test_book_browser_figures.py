@@ -129,6 +129,9 @@ def _measure(pages, docname, *, phone: bool):
             pass
     page.wait_for_timeout(300)
     info = page.evaluate(MEASURE)
+    info["light_captions"] = page.evaluate(
+        "() => [...document.querySelectorAll('main figure figcaption')]"
+        ".filter(c => Number(getComputedStyle(c).fontWeight) < 400).map(c => c.textContent.trim().slice(0, 40))")
     figures = page.locator(".cell_output figure")
     for k in range(figures.count()):
         figures.nth(k).screenshot(path=str(folder / f"{docname.split('/')[-1]}-{k + 1}.png"))
@@ -161,6 +164,7 @@ def test_chapter_figures_are_numbered_described_cited_crisp_and_legible(docname,
     for frame in info["frames"]:
         _record(sizes, "desktop", docname, frame)
         problems += figure_problems(frame, info["body"], phone=False)
+    problems += [f"caption set lighter than the text (font weight under 400): {c!r}" for c in info["light_captions"]]
     assert not problems, f"{docname}:\n  " + "\n  ".join(problems)
 
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from _browser import SHOTS, Visit
+from _browser import ORPHANED_PUNCTUATION, SCROLL_CUES, SHOTS, Visit, scroll_cue_problems
 from _site import is_chapter, toc_docnames
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -191,10 +191,13 @@ def test_page_fits_a_phone_and_has_one_search_box(docname, pages):
     page.wait_for_timeout(300)
     info = page.evaluate(TOO_WIDE)
     searches = page.evaluate(SEARCH)
+    cues = page.evaluate(SCROLL_CUES)
+    orphans = page.evaluate(ORPHANED_PUNCTUATION)
     folder = SHOTS / "phone"
     folder.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(folder / f"{docname.replace('/', '-')}.png"))
-    problems = width_problems(info)
+    problems = width_problems(info) + scroll_cue_problems(cues, phone=True)
+    problems += [f"punctuation after inline math starts a line: {o!r}" for o in orphans]
     if searches != 1:
         problems.append(f"{searches} search boxes on the phone page; one is enough")
     assert not problems, f"{docname}:\n  " + "\n  ".join(problems)

@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from _site import CONFIG, HTML, ROOT, built, element_ids, is_chapter, require_build, toc_docnames
+from _site import CONFIG, HTML, ROOT, built, element_ids, is_chapter, raw_link_texts, require_build, toc_docnames
 
 import attnlib
 
@@ -193,3 +193,10 @@ def test_claims_index_links_every_statement_and_witness_to_its_place():
             assert anchor in element_ids(built(page.name)), f"{page.name} has no anchor {anchor} on its witness cell"
     missing = [t for t in targets if t not in links]
     assert not missing, f"the claims index does not link {missing[:10]}"
+
+
+@pytest.mark.parametrize("docname", toc_docnames())
+def test_link_texts_are_plain_words(docname):
+    require_build()
+    found = raw_link_texts(built(docname).read_text())
+    assert not found, f"{docname}: cross-references whose text is LaTeX source (give them words): {found}"

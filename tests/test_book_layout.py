@@ -131,3 +131,12 @@ def test_the_check_sees_a_long_line_and_spares_the_install_line():
     assert prose_code(prose) == ["x = 1", "y = 2", "z = 3"]
     nested = "````{solution} ex\n:class: dropdown\n\n```python\nw = 4\n```\n````\n~~~python\nv = 5\n~~~"
     assert prose_code(nested) == ["w = 4", "v = 5"]
+
+
+def test_the_link_text_check_can_fail():
+    """tests/test_book_html.py's check of cross-reference texts finds LaTeX source, and only that."""
+    from _site import raw_link_texts
+
+    assert raw_link_texts('<span class="std std-ref">Why \\gamma=1: the margin</span>') == ["Why \\gamma=1: the margin"]
+    assert raw_link_texts('<span class="std std-ref">Why $\\gamma$</span>') == ["Why $\\gamma$"]
+    assert raw_link_texts('<span class="std std-ref">the section on the margin</span>') == []
