@@ -1,4 +1,5 @@
-"""Set-up for the tests: figures draw off screen and never pile up between tests."""
+"""Set-up for the tests: figures draw off screen and never pile up between tests; the browser tests
+share one Chromium, one server and their pages, and run last."""
 
 import matplotlib
 
@@ -50,5 +51,6 @@ def pytest_collection_modifyitems(items):
     if chromium:
         from _browser import order_by_page
 
-        items[:] = [item for item in items if item not in chromium] + chromium
+        driven = set(map(id, chromium))
+        items[:] = [item for item in items if id(item) not in driven] + chromium
         order_by_page(items)
