@@ -67,29 +67,28 @@ def _wrap(name: str) -> str:
 
 
 def _factor_names(c: float, sizes: dict) -> list[str]:
-    """The readings of a positive factor c: ``["a factor 1/n with n = 4: one division by n too many?"]``."""
-    found = []
+    """The readings of a positive factor c, most common first: ``["a factor 1/n with n = 4: ..."]``.
+
+    A size's own factor (n, 1/n) comes first, then 2 and 1/2, then square roots and N/(N-1).
+    """
+    plain, roots = [], []
     for name, v in sizes.items():
         if not isinstance(v, (int, float, np.integer, np.floating)) or v <= 1:
             continue
         v, w = float(v), _wrap(name)
-        readings = [(1 / v, f"1/{w}", f"one division by {name} too many?"),
-                    (v, w, f"a missing 1/{w} (a sum where a mean is meant)?"),
-                    (1 / math.sqrt(v), f"1/√{w}", f"a 1/√{w} that the definition does not have?"),
-                    (math.sqrt(v), f"√{w}", f"a missing 1/√{w}?")]
+        plain += [(1 / v, f"1/{w} with {name} = {v:g}", f"one division by {name} too many?"),
+                  (v, f"{w} with {name} = {v:g}", f"a missing 1/{w} (a sum where a mean is meant)?")]
+        roots += [(1 / math.sqrt(v), f"1/√{w} with {name} = {v:g}", f"a 1/√{w} that the definition does not have?"),
+                  (math.sqrt(v), f"√{w} with {name} = {v:g}", f"a missing 1/√{w}?")]
         if v > 2:
-            readings += [(v / (v - 1), f"{w}/({name}−1)", f"÷({name}−1) where ÷{name} is meant?"),
-                         ((v - 1) / v, f"({name}−1)/{w}", f"÷{name} where ÷({name}−1) is meant?")]
-        for value, text, meaning in readings:
-            if abs(c - value) <= 1e-7 * value:
-                found.append(f"a factor {text} with {name} = {v:g}: {meaning}")
-    if not found:
-        if abs(c - 2) < 2e-7:
-            found.append("a factor 2: a term counted twice, or a factor 2 too many?")
-        elif abs(c - 0.5) < 1e-7:
-            found.append("a factor 1/2: a missing factor 2 (the derivative of a square?), or a term counted once "
-                         "where it appears twice?")
-    return found
+            roots += [(v / (v - 1), f"{name}/({name}−1) with {name} = {v:g}", f"÷({name}−1) where ÷{name} is meant?"),
+                      ((v - 1) / v, f"({name}−1)/{name} with {name} = {v:g}", f"÷{name} where ÷({name}−1) is meant?")]
+    generic = [(2.0, "2", "a term counted twice, or a factor 2 too many?"),
+               (0.5, "1/2", "a missing factor 2 (the derivative of a square?), or a term counted once where it "
+                            "appears twice?")]
+    found = [f"a factor {text}: {meaning}" for value, text, meaning in plain + generic + roots
+             if abs(c - value) <= 1e-7 * value]
+    return found[:2]
 
 
 def _constant_factor(got, expected, rtol, atol):
@@ -116,7 +115,7 @@ def _factor_sentence(c: float, what: str, sizes: dict) -> str:
     size = f"1/{_fraction(1 / c)} of" if c < 1 and _fraction(1 / c).isdigit() else f"{_fraction(c)} times"
     names = _factor_names(c, sizes)
     if names:
-        return f"{what} is {size} the expected one on every entry, " + " or ".join(names)
+        return f"{what} is {size} the expected one on every entry: " + "; or ".join(names)
     return f"{what} is {size} the expected one on every entry: a constant factor is off."
 
 
