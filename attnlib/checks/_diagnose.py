@@ -7,8 +7,8 @@ the reference ``expected`` and returns sentences that say what kind of mistake i
   check names (Θ transposed, arguments swapped, an exclusive prefix, a centred covariance), the
   ``variants`` of :class:`Clues`;
 - a *sign flip*, or a *constant factor* c with ``got = c * expected`` on every entry, named from
-  the sizes the case reveals (1/n, n, 1/√d, √d, N/(N−1), (N−1)/N with n, d, N read from the
-  inputs, then 2 and 1/2), else reported as a number;
+  the sizes the case reveals (1/n, n, 1/sqrt(d), sqrt(d), N/(N - 1), (N - 1)/N with n, d, N read
+  from the inputs, then 2 and 1/2), else reported as a number;
 - a *transpose* (the last two axes swapped) or a *constant offset*;
 - *normalisation*: the reference's rows sum to 1 and the answer's do not (or sum to 1 along
   another axis: normalised along the wrong axis);
@@ -78,11 +78,14 @@ def _factor_names(c: float, sizes: dict) -> list[str]:
         v, w = float(v), _wrap(name)
         plain += [(1 / v, f"1/{w} with {name} = {v:g}", f"one division by {name} too many?"),
                   (v, f"{w} with {name} = {v:g}", f"a missing 1/{w} (a sum where a mean is meant)?")]
-        roots += [(1 / math.sqrt(v), f"1/√{w} with {name} = {v:g}", f"a 1/√{w} that the definition does not have?"),
-                  (math.sqrt(v), f"√{w} with {name} = {v:g}", f"a missing 1/√{w}?")]
+        roots += [(1 / math.sqrt(v), f"1/sqrt({name}) with {name} = {v:g}",
+                   f"a 1/sqrt({name}) that the definition does not have?"),
+                  (math.sqrt(v), f"sqrt({name}) with {name} = {v:g}", f"a missing 1/sqrt({name})?")]
         if v > 2:
-            roots += [(v / (v - 1), f"{name}/({name}−1) with {name} = {v:g}", f"÷({name}−1) where ÷{name} is meant?"),
-                      ((v - 1) / v, f"({name}−1)/{name} with {name} = {v:g}", f"÷{name} where ÷({name}−1) is meant?")]
+            roots += [(v / (v - 1), f"{name}/({name} - 1) with {name} = {v:g}",
+                       f"a division by {name} - 1 where {name} is meant?"),
+                      ((v - 1) / v, f"({name} - 1)/{name} with {name} = {v:g}",
+                       f"a division by {name} where {name} - 1 is meant?")]
     generic = [(2.0, "2", "a term counted twice, or a factor 2 too many?"),
                (0.5, "1/2", "a missing factor 2 (the derivative of a square?), or a term counted once where it "
                             "appears twice?")]

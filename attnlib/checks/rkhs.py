@@ -234,7 +234,8 @@ def check_kernel(fn) -> None:
                 "<G, G'>_F <x, x'> / 2, the term sum_j G_jj G'_jj is missing": full * dots / 2,
                 "(<G, G'>_F + sum_j G_jj G'_jj) / 2 without the factor <x, x'> of the last tokens": (full + diag) / 2}
 
-    run_check("check_kernel", guarded, cases, ["X", "X2"], rtol=1e-9, atol=1e-9, label="K", variants=variants,
+    run_check("check_kernel", guarded if callable(fn) else fn, cases, ["X", "X2"], rtol=1e-9, atol=1e-9, label="K",
+              variants=variants,
               sizes=lambda case: {"d": case.args[0].shape[-1]}, axes=("row", "column"),
               slip="K = (<G, G'>_F + sum_j G_jj G'_jj) / 2 * <x_n, x'_n>: the pairs j < k once, the "
                    "diagonal once, and never the features themselves.")

@@ -69,9 +69,11 @@ def check_gradient_descent(fn) -> None:
     ...     check_gradient_descent(ascend)
     ... except CheckFailure as failure:
     ...     print(failure)
-    check_gradient_descent: on case 'one step, one head (step=0.05, steps=1)' (X of shape (4, 3, 2),
-    Y of shape (4, 3, 2), Theta of shape (1, 2, 2), W of shape (1, 2, 2), step=0.05, steps=1),
-    Theta at index (0, 1, 1) is 0.39; expected 0.30 (4 of 4 entries differ).
+    check_gradient_descent: on case 'one step, one head (step=0.05, steps=1)' (X of shape (4, 3, 2), Y of
+    shape (4, 3, 2), Theta of shape (1, 2, 2), W of shape (1, 2, 2), step=0.05, steps=1), Theta at index (0,
+    1, 1) is 0.393424; expected 0.295899 (4 of 4 entries differ). Your Theta equals gradient ascent (Theta +
+    step * dTheta): the step must go downhill. Common slip: copy Theta and W first, step downhill (minus
+    step times the gradient), take both gradients at the current point, and make exactly `steps` updates.
     """
     rng = case_rng(103)
     specs = [("one step, one head", 4, 3, 2, 1, 0.05, 1), ("five steps, two heads", 3, 4, 3, 2, 0.02, 5),
