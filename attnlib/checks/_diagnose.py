@@ -54,8 +54,8 @@ def _close(a, b, rtol, atol) -> bool:
 
 
 def _fraction(c: float) -> str:
-    """``0.25 -> "1/4"``, ``4.0 -> "4"``, ``0.7 -> "0.7"``: a factor as a reader would write it."""
-    for q in range(1, 65):
+    """``0.25 -> "1/4"``, ``36.0 -> "36"``, ``0.7 -> "0.7"``: a factor as a reader would write it."""
+    for q in range(1, 9):
         p = round(c * q)
         if p and abs(c * q - p) < 1e-9 * max(1.0, abs(c * q)):
             return f"{p}/{q}" if q > 1 else f"{p}"
@@ -107,19 +107,20 @@ def _constant_factor(got, expected, rtol, atol):
     return None
 
 
-def _factor_sentence(c: float, what: str, sizes: dict) -> str:
+def _factor_sentence(c: float, what: str, sizes: dict, plural: bool = False) -> str:
+    what = f"{what} {'are' if plural else 'is'}"
     if c < 0:
         if abs(c + 1) < 1e-7:
-            return (f"{what} is minus the expected one on every entry: a flipped sign (a difference taken "
+            return (f"{what} minus the expected one on every entry: a flipped sign (a difference taken "
                     "the other way round?).")
-        head = f"{what} is {_fraction(c)} times the expected one on every entry: a flipped sign"
+        head = f"{what} {_fraction(c)} times the expected one on every entry: a flipped sign"
         names = _factor_names(-c, sizes)
         return f"{head} and {names[0]}" if names else f"{head} and a factor {_fraction(-c)}."
     size = f"1/{_fraction(1 / c)} of" if c < 1 and _fraction(1 / c).isdigit() else f"{_fraction(c)} times"
     names = _factor_names(c, sizes)
     if names:
-        return f"{what} is {size} the expected one on every entry: " + "; or ".join(names)
-    return f"{what} is {size} the expected one on every entry: a constant factor is off."
+        return f"{what} {size} the expected one on every entry: " + "; or ".join(names)
+    return f"{what} {size} the expected one on every entry: a constant factor is off."
 
 
 def _plural(word: str) -> str:
@@ -142,6 +143,11 @@ def _spans(indices) -> str:
     return shown + (", ..." if len(indices) > 6 else "")
 
 
+def _simple(indices) -> bool:
+    """A set of indices a reader takes in at a glance: at most four, or one contiguous run."""
+    return len(indices) <= 4 or int(indices[-1] - indices[0]) == len(indices) - 1
+
+
 def _axis_pattern(wrong, axes) -> list[str]:
     """Axes along which some indices are right and others wrong: "only the last position is right"."""
     lines = []
@@ -155,6 +161,8 @@ def _axis_pattern(wrong, axes) -> list[str]:
             continue
         name = axes[k] if k < len(axes) else (defaults[k] if k < len(defaults) else f"index along axis {k}")
         right, differ = np.flatnonzero(~bad), np.flatnonzero(bad)
+        if not (_simple(right) or _simple(differ)):  # scattered both ways: no pattern worth saying
+            continue
         if len(right) == 1:
             lines.append(f"Only {_ordinal(right[0], size, name)} is right; the other {size - 1} differ.")
         elif len(differ) == 1:
@@ -175,7 +183,7 @@ def _axis_pattern(wrong, axes) -> list[str]:
     return lines
 
 
-def _group_pattern(got, expected, wrong, groups, sizes, rtol, atol, label) -> list[str]:
+def _group_pattern(got, expected, wrong, groups, sizes, rtol, atol, what) -> list[str]:
     """Named groups along an axis: which differ, which match, and a constant factor per group."""
     lines = []
     for axis, named in groups:
@@ -190,7 +198,7 @@ def _group_pattern(got, expected, wrong, groups, sizes, rtol, atol, label) -> li
                 differ.append(name)
                 c = _constant_factor(got.take(idx, axis=axis), expected.take(idx, axis=axis), rtol, atol)
                 if c is not None:
-                    factors.append(_factor_sentence(c, f"On the {name}, your {label}", sizes))
+                    factors.append(_factor_sentence(c, f"On the {name}, {what[0].lower() + what[1:]}", sizes))
                 elif not np.abs(got.take(idx, axis=axis)).any():
                     factors.append(f"Your {name} are all zero: forgotten?")
             else:
@@ -236,22 +244,24 @@ def diagnose(got, expected, wrong, *, rtol: float, atol: float, clues: Clues | N
     clues = clues or Clues()
     got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
     loose = dict(rtol=10 * rtol, atol=10 * atol)
+    what = label[0].upper() + label[1:] if label.startswith("the ") else f"Your {label}"
+    plural = label.split()[1 if label.startswith("the ") and " " in label else 0].endswith("s")
     for description, variant in clues.variants.items():
         if variant is not None and _close(got, variant, **loose):
-            return [f"Your {label} equals {description}."]
-    what = f"Your {label}"
+            end = "" if description.endswith(("?", ".", "!")) else "."
+            return [f"{what} {'equal' if plural else 'equals'} {description}{end}"]
+    normalisation = _normalisation(got, expected)
     c = _constant_factor(got, expected, rtol, atol)
     if c is not None:
-        return [_factor_sentence(c, what, clues.sizes)]
+        return [_factor_sentence(c, what, clues.sizes, plural)] + normalisation
     if got.ndim >= 2 and got.shape[-1] == got.shape[-2] and _close(got, np.swapaxes(expected, -1, -2), **loose):
-        return [f"{what} is the expected one transposed (its last two axes swapped)."]
+        return [f"{what} {'are' if plural else 'is'} the expected one transposed (its last two axes swapped)."]
     if got.size > 1 and np.isfinite(got).all() and np.isfinite(expected).all():
         shift = got - expected
         if np.allclose(shift, shift.flat[0], rtol=0, atol=10 * atol + 10 * rtol * np.abs(expected).max()):
             return [f"Every entry of {label} is off by the same amount, {shift.flat[0]:.4g}: a constant term "
                     "added or missing?"]
-    lines = _normalisation(got, expected)
-    lines += _group_pattern(got, expected, wrong, clues.groups, clues.sizes, rtol, atol, label)
-    if not lines or lines == _normalisation(got, expected):
+    lines = normalisation + _group_pattern(got, expected, wrong, clues.groups, clues.sizes, rtol, atol, what)
+    if lines == normalisation:
         lines += _axis_pattern(wrong, clues.axes)
     return lines

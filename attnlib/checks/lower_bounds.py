@@ -90,11 +90,10 @@ def check_parity_learner(fn) -> None:
     ... except CheckFailure as failure:
     ...     print(failure)
     check_parity_learner: on case 'd=6, s=1' (X of shape (200, 2, 6), Y of shape (200, 2, 6)), the output of
-    your layer on held-out inputs at index (0, 0, 0) is 0; expected 4 (752 of 6000 entries differ). Examples
-    0, 1, 2, 3, 4, 5, ... differ; examples 8, 10, 13, 19, 20, 23, ... are right. Only the first coordinate
-    (0) differs; the other 5 are right. Common slip: head i of the family is Theta_i = beta_i diag(1_S), W_i
-    = c_i e_r e_0^T with r = d - 1 (it reads coordinate r of the attended token and writes output coordinate
-    0); find S from the data, keep the default scales.
+    your layer on held-out inputs at index (0, 0, 0) is 0; expected 4 (752 of 6000 entries differ). Only the
+    first coordinate (0) differs; the other 5 are right. Common slip: head i of the family is Theta_i =
+    beta_i diag(1_S), W_i = c_i e_r e_0^T with r = d - 1 (it reads coordinate r of the attended token and
+    writes output coordinate 0); find S from the data, keep the default scales.
     """
     from ..inputs import boolean_inputs
 
@@ -224,6 +223,6 @@ def check_weight_by_degree(fn) -> None:
                 "the number of monomials of each degree, not their weight": np.bincount(degrees, minlength=w.size)}
 
     run_check("check_weight_by_degree", fn, cases, ["values"], rtol=1e-9, atol=1e-12, label="w", variants=variants,
-              sizes=lambda case: {"2**K": case.args[0].size}, axes=("degree",),
+              sizes=lambda case: {"2**K": case.args[0].size, "4**K": case.args[0].size ** 2}, axes=("degree",),
               slip="square each coefficient (a mean over the cube, not a sum) and add the squares by degree |T|, "
                    "D = 0, ..., K; the entries sum to E[f^2].")

@@ -48,11 +48,11 @@ def _phi(rkhs, X, x):
 
 def _count_hint(count: int, d: int) -> str:
     """What a wrong number of features suggests: the pairs or the diagonal left out, or every ordered pair."""
-    readings = {d**3: "every ordered pair (j, k): keep one feature per pair j <= k",
-                d * d: "only the diagonal pairs (j, j): add the pairs j < k",
-                d * d * (d - 1) // 2: "only the pairs j < k: add the diagonal (j, j)",
-                d * (d + 1) // 2: "the Gram entries alone: multiply each by every coordinate of the last token"}
-    found = [text for n, text in readings.items() if n == count and n != _psi(d)]
+    readings = [(d**3, "every ordered pair (j, k): keep one feature per pair j <= k"),
+                (d * d, "only the diagonal pairs (j, j): add the pairs j < k"),
+                (d * d * (d - 1) // 2, "only the pairs j < k: add the diagonal (j, j)"),
+                (d * (d + 1) // 2, "the Gram entries alone: multiply each by every coordinate of the last token")]
+    found = [text for n, text in readings if n == count and n != _psi(d)]
     return f" {count} features look like {' or '.join(found)}." if found else ""
 
 

@@ -77,8 +77,8 @@ def check_accepting_lookup(fn) -> None:
     def groups(case, label):
         dfa = case.args[0]
         SA = dfa.n_states * dfa.n_symbols
-        return ((1, (("key block", np.arange(SA)), ("value block", np.arange(SA, SA + dfa.n_states)),
-                     ("accepting coordinate", np.array([SA + dfa.n_states])))),)
+        return ((1, (("key-block entries", np.arange(SA)), ("value-block entries", np.arange(SA, SA + dfa.n_states)),
+                     ("accepting-flag entries (the last coordinate)", np.array([SA + dfa.n_states])))),)
 
     def variants(case):
         dfa = case.args[0]

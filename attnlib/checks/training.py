@@ -116,4 +116,4 @@ def check_gradient_descent(fn) -> None:
 def _sizes(case):
     X, _, Theta = case.args[:3]
     N, n, d = X.shape
-    return {"N": N, "n": n, "d": d, "m": Theta.shape[0], "N n d": N * n * d}
+    return {"N": N, "n": n, "d": d, "m": Theta.shape[0], "N n d": N * n * d, "n d": n * d}
