@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 
 import attnlib.checks as checks
-from attnlib import Heads, attention, loss_and_gradient, softmax
+from attnlib import Heads, attention, softmax
 from attnlib.checks import CheckFailure, _diagnose
-from attnlib.lower_bounds import parity_coefficients, walsh_hadamard
+from attnlib.lower_bounds import walsh_hadamard
 from attnlib.rkhs import cubic_features, heads_from_coef, kernel, parameter_map
 from attnlib.sculpt import logit_gaps
 
@@ -209,7 +209,25 @@ def causal_features(X, kind):
                     axis=1)
 
 
+def jacobian(s):
+    p = softmax(s)
+    return np.diag(p) - np.outer(p, p)
+
+
+def guarded_softmax(S):
+    M = S.max(axis=-1, keepdims=True)
+    E = np.exp(S - np.where(np.isfinite(M), M, 0.0))  # a row of -inf keeps its -inf, not nan
+    return E / E.sum(axis=-1, keepdims=True)
+
+
+def bits_reversed(size):
+    K = size.bit_length() - 1
+    return [int(f"{t:0{K}b}"[::-1], 2) if K else 0 for t in range(size)]
+
+
 # --- the table: (check, wrong answer, words that name the mistake, or None) -------------------------------
+
+PAIRS_DIFFER = r"pair entries \(j < k\) differ; the diagonal entries \(j = k\) match"
 
 C = checks
 WRONG = {
@@ -220,13 +238,12 @@ WRONG = {
     "softmax: along the wrong axis": (C.check_softmax, lambda S: softmax_along(S, 0),
                                       r"sum to 1 down the columns.*wrong axis"),
     "softmax: negated logits": (C.check_softmax, lambda S: softmax_along(-S, -1), None),
-    "jacobian: sign flipped": (C.check_softmax_jacobian, lambda s: np.outer(softmax(s), softmax(s)) - np.diag(softmax(s)),
+    "jacobian: sign flipped": (C.check_softmax_jacobian, lambda s: -jacobian(s),
                                r"minus the expected one.*flipped sign"),
     "jacobian: diag(p) only": (C.check_softmax_jacobian, lambda s: np.diag(softmax(s)), r"-p p\^T is missing"),
     "jacobian: on the logits": (C.check_softmax_jacobian, lambda s: np.diag(s) - np.outer(s, s),
                                 r"logits s instead of p"),
-    "jacobian: doubled": (C.check_softmax_jacobian, lambda s: 2 * (np.diag(softmax(s)) - np.outer(softmax(s), softmax(s))),
-                          r"2 times the expected.*factor 2"),
+    "jacobian: doubled": (C.check_softmax_jacobian, lambda s: 2 * jacobian(s), r"2 times the expected.*factor 2"),
     # one softmax head, linear attention
     "head: Theta transposed": (C.check_attention_head, lambda X, Theta, W: head(X, Theta.T, W), r"Theta transposed"),
     "head: a practitioner's 1/sqrt(d)": (C.check_attention_head,
@@ -234,7 +251,8 @@ WRONG = {
                                          r"scaled by 1/sqrt\(d\)"),
     "head: W forgotten": (C.check_attention_head, lambda X, Theta, W: head(X, Theta, np.eye(len(W))),
                           r"without the projection W"),
-    "head: Theta and W swapped": (C.check_attention_head, lambda X, Theta, W: head(X, W, Theta), r"Theta and W swapped"),
+    "head: Theta and W swapped": (C.check_attention_head, lambda X, Theta, W: head(X, W, Theta),
+                                  r"Theta and W swapped"),
     "head: softmax down the columns": (C.check_attention_head,
                                        lambda X, Theta, W: softmax_along(X @ Theta @ X.T, 0) @ X @ W,
                                        r"down the columns"),
@@ -272,10 +290,11 @@ WRONG = {
                                    lambda X, Y, Theta, W, step, steps: descent(X, Y, Theta, W, step, steps + 1),
                                    r"one too many"),
     "descent: a step twice as long": (C.check_gradient_descent,
-                                      lambda X, Y, Theta, W, step, steps: descent(X, Y, Theta, W, 2 * step, steps), None),
+                                      lambda X, Y, Theta, W, step, steps: descent(X, Y, Theta, W, 2 * step, steps),
+                                      None),
     # the cubic features, their kernel, the coefficients
     "features: each pair j < k twice": (C.check_cubic_features, lambda X: scaled_features(X, pairs=2.0),
-                                        r"pair entries \(j < k\) differ; the diagonal entries \(j = k\) match.*2 times"),
+                                        PAIRS_DIFFER + r".*2 times"),
     "features: the diagonal doubled": (C.check_cubic_features, lambda X: scaled_features(X, diagonal=2.0),
                                        r"diagonal entries \(j = k\) differ; the pair entries \(j < k\) match.*2 times"),
     "features: the pair entries forgotten": (C.check_cubic_features, lambda X: scaled_features(X, pairs=0.0),
@@ -292,7 +311,8 @@ WRONG = {
     "causal features: an exclusive prefix": (lambda f: C.check_cubic_features(f, causal=True),
                                              lambda X: causal_features(X, "exclusive"), r"exclusive prefix"),
     "causal features: the full Gram matrix": (lambda f: C.check_cubic_features(f, causal=True),
-                                              lambda X: causal_features(X, "full"), r"full Gram matrix at every position"),
+                                              lambda X: causal_features(X, "full"),
+                                              r"full Gram matrix at every position"),
     "causal features: a mean over the prefix": (lambda f: C.check_cubic_features(f, causal=True),
                                                 lambda X: cubic_features(X, causal=True)
                                                 / np.arange(1, X.shape[1] + 1)[:, None], r"Only the first position"),
@@ -312,7 +332,7 @@ WRONG = {
                                         lambda Theta, W: parameter_map(Heads(Theta.swapaxes(1, 2), W)),
                                         r"every Theta_i transposed"),
     "parameter map: the swapped term forgotten": (C.check_parameter_map, one_sided_map,
-                                                  r"pair entries \(j < k\) differ; the diagonal entries \(j = k\) match"),
+                                                  PAIRS_DIFFER),
     "parameter map: the diagonal doubled": (C.check_parameter_map,
                                             lambda Theta, W: coef_rows(parameter_map(Heads(Theta, W)), diagonal=2.0),
                                             r"diagonal entries \(j = k\) differ.*2 times"),
@@ -326,7 +346,8 @@ WRONG = {
                                    lambda C_: (heads_from_coef(C_).Theta, heads_from_coef(C_).W.swapaxes(1, 2)), None),
     "fit: Phi^T Y / N": (C.check_fit_coefficients, lambda X, Y: cubic_features(X).T @ Y / len(X), r"a correlation"),
     "fit: the first token's features": (C.check_fit_coefficients,
-                                        lambda X, Y: np.linalg.lstsq(cubic_features(X[:, ::-1]), Y, rcond=None)[0], None),
+                                        lambda X, Y: np.linalg.lstsq(cubic_features(X[:, ::-1]), Y, rcond=None)[0],
+                                        None),
     "fit: the pair columns doubled": (C.check_fit_coefficients,
                                       lambda X, Y: np.linalg.lstsq(scaled_features(X, pairs=2.0), Y, rcond=None)[0],
                                       r"pair entries \(j < k\) differ.*1/2 of the expected"),
@@ -343,13 +364,15 @@ WRONG = {
     "lookup: the current state's flag": (C.check_accepting_lookup, lambda dfa: lookup(dfa, accept_of=lambda s, nxt: s),
                                          r"accepting flag of the current state"),
     "lookup: W forgets the flag": (C.check_accepting_lookup, lambda dfa: lookup(dfa, flag=False),
-                                   r"accepting-flag entries \(the last coordinate\) differ; the key-block entries and the value-block entries match"),
+                                   r"accepting-flag entries \(the last coordinate\) differ; the key-block entries "
+                                   r"and the value-block entries match"),
     # the book's reconstruction of sculpting
     "gaps: Theta transposed": (C.check_logit_gaps, lambda X, Theta: gaps(X, Theta.T), r"Theta transposed"),
     "gaps: c minus b": (C.check_logit_gaps, lambda X, Theta: -logit_gaps(X, Theta), r"flipped sign"),
     "gaps: the logits, not their gaps": (C.check_logit_gaps,
                                          lambda X, Theta: np.broadcast_to(
-                                             np.einsum("Nap,pq,Nbq->Nab", X, Theta, X)[..., None], (len(X),) + (X.shape[1],) * 3),
+                                             np.einsum("Nap,pq,Nbq->Nab", X, Theta, X)[..., None],
+                                             (len(X),) + (X.shape[1],) * 3),
                                          r"logits x_a\^T Theta x_b themselves"),
     "halfspaces: transposed normals": (C.check_halfspaces, lambda X, e, a, b: normals(X, e, a, b, transpose=True),
                                        r"each normal is transposed"),
@@ -372,14 +395,14 @@ WRONG = {
     "parity learner: W transposed": (C.check_parity_learner, lambda X, Y: parity_learner(X, Y, "W transposed"),
                                      r"Coordinates 0, 5 differ; coordinates 1 to 4 are right"),
     "parity learner: the zero layer": (C.check_parity_learner,
-                                       lambda X, Y: (np.zeros((1,) + X.shape[2:] * 2), np.zeros((1,) + X.shape[2:] * 2)),
+                                       lambda X, Y: (np.zeros((1, X.shape[2], X.shape[2])),) * 2,
                                        r"Only the first coordinate \(0\) differs"),
-    "walsh: a sum, not a mean": (C.check_walsh_hadamard, lambda v: walsh_hadamard(v) * v.size, r"2\*\*K times too large"),
+    "walsh: a sum, not a mean": (C.check_walsh_hadamard, lambda v: walsh_hadamard(v) * v.size,
+                                 r"2\*\*K times too large"),
     "walsh: the opposite convention": (C.check_walsh_hadamard,
                                        lambda v: walsh_hadamard(v) * (-1.0) ** degrees(v.size), r"opposite convention"),
-    "walsh: the bits reversed": (C.check_walsh_hadamard,
-                                 lambda v: walsh_hadamard(v)[[int(f"{t:0{v.size.bit_length() - 1}b}"[::-1] or "0", 2)
-                                                              for t in range(v.size)]], r"right values in the wrong order"),
+    "walsh: the bits reversed": (C.check_walsh_hadamard, lambda v: walsh_hadamard(v)[bits_reversed(v.size)],
+                                 r"right values in the wrong order"),
     "weights: not squared": (C.check_weight_by_degree, lambda v: weights(v, power=1), r"without squaring"),
     "weights: from the sums": (C.check_weight_by_degree, lambda v: weights(v, mean=False),
                                r"64 times the expected.*missing 1/\(4\*\*K\)"),
@@ -387,8 +410,7 @@ WRONG = {
 }
 
 CORRECT = {
-    "softmax with a guarded -inf maximum": (C.check_softmax, lambda S: (lambda M: (lambda E: E / E.sum(-1, keepdims=True))(
-        np.exp(S - np.where(np.isfinite(M), M, 0.0))))(S.max(-1, keepdims=True))),
+    "softmax with a guarded -inf maximum": (C.check_softmax, guarded_softmax),
     "softmax via scipy": (C.check_softmax, lambda S: __import__("scipy.special").special.softmax(S, axis=-1)),
     "head with an explicit loop": (C.check_attention_head,
                                    lambda X, Theta, W: np.array([softmax(x @ Theta @ X.T) for x in X]) @ X @ W),
