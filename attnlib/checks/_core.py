@@ -150,7 +150,7 @@ def _compare_one(check: str, case: Case, label: str, got, expected: np.ndarray, 
         raise CheckFailure(f"{where}, {label} is a {type(got).__name__}, not an array of numbers") from None
     slip_line = f" Common slip: {slip}" if slip else ""
     if got.shape != expected.shape:
-        clues = clues() if callable(clues) else clues
+        clues = _resolve(clues)
         hint = ""
         if got.shape == expected.shape[::-1]:
             hint = " Is it transposed?"
@@ -188,12 +188,24 @@ def _compare_one(check: str, case: Case, label: str, got, expected: np.ndarray, 
             precision = (f" Your answer is {np.dtype(raw_dtype)}, which holds about "
                          f"{np.finfo(raw_dtype).precision} digits; compute in float64.")
         named = "" if hint or precision else " ".join([""] + diagnose(
-            got, expected, wrong & finite, rtol=rtol, atol=atol, clues=clues() if callable(clues) else clues,
-            label=label))
+            got, expected, wrong & finite, rtol=rtol, atol=atol, clues=_resolve(clues), label=label))
         raise CheckFailure(
             f"{where}, {label} at index {idx} is {shown_got}; expected {shown_expected} ({share})."
             f"{hint}{precision}{named}{slip_line}"
         )
+
+
+def _resolve(clues) -> Clues | None:
+    """The clues, computed now if given as a function; a clue that fails to compute is dropped, so that
+    the detectors can never break a check."""
+    if not callable(clues):
+        return clues
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return clues()
+    except Exception:
+        return None
 
 
 def _clues_for(case: Case, index: int | None, label: str, sizes, groups, axes, variants) -> Clues:

@@ -493,13 +493,22 @@ def test_without_the_detectors_the_table_is_not_named(monkeypatch, capsys):
     assert named < 0.5 * total, (named, total)
 
 
-@pytest.mark.parametrize("name", ["features: each pair j < k twice", "linear: a 1/n", "softmax: along the wrong axis",
-                                  "causal features: a mean over the prefix", "kernel: the d^3 kernel"])
-def test_each_detector_is_what_names_its_row(name, monkeypatch):
-    """One row per detector (groups, factor, normalisation, axis pattern, known slip): its words go with it."""
+DETECTOR_ROWS = [("groups", "features: each pair j < k twice"), ("groups", "parameter map: the swapped term forgotten"),
+                 ("factor", "linear: a 1/n"), ("factor", "gradient: a sum, not a mean"), ("factor", "gaps: c minus b"),
+                 ("normalisation", "softmax: along the wrong axis"), ("transpose", "gradient: dTheta transposed"),
+                 ("axes", "causal features: a mean over the prefix"), ("axes", "parity learner: the zero layer"),
+                 ("variants", "kernel: the d^3 kernel"), ("variants", "second moment: centred"),
+                 ("variants", "gradient: outputs swapped")]
+
+
+@pytest.mark.parametrize("detector, name", DETECTOR_ROWS)
+def test_each_detector_is_what_names_its_row(detector, name, monkeypatch, capsys):
+    """With one detector switched off, the row it names loses its words (and still fails)."""
     check, wrong, words = WRONG[name]
-    monkeypatch.setattr(_diagnose, "ENABLED", False)
+    assert re.search(words, without_slip(failure(check, wrong)), re.S)
+    monkeypatch.setattr(_diagnose, "DISABLED", {detector})
     assert not re.search(words, without_slip(failure(check, wrong)), re.S)
+    capsys.readouterr()
 
 
 def test_check_kernel_puts_cubic_features_back():
