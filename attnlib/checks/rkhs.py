@@ -33,11 +33,13 @@ def _psi(d: int) -> int:
     return d * d * (d + 1) // 2
 
 
-def _pair_groups(d: int, *axes: int):
-    """The named index groups of the features (Algorithm 2's order) along each of ``axes``."""
+def _pair_groups(d: int, *axes: tuple[int, str]):
+    """The named index groups of the features (Algorithm 2's order) along each ``(axis, noun)`` of ``axes``:
+    ``"pair rows (j < k)"`` and ``"diagonal rows (j = k)"``."""
     split = d * d * (d - 1) // 2
-    named = (("pair entries (j < k)", np.arange(split)), ("diagonal entries (j = k)", np.arange(split, _psi(d))))
-    return tuple((axis, named) for axis in axes)
+    return tuple((axis, ((f"pair {noun} (j < k)", np.arange(split)), (f"diagonal {noun} (j = k)",
+                                                                      np.arange(split, _psi(d)))))
+                 for axis, noun in axes)
 
 
 def _phi(rkhs, X, x):
@@ -113,7 +115,7 @@ def check_cubic_features(fn, *, causal: bool = False) -> None:
 
     run_check(name, fn, cases, ["X"], rtol=1e-9, atol=1e-10, convert=convert, label="Phi", order_hint=_ORDER,
               sizes=lambda case: dict(zip("nd", case.args[0].shape[1:], strict=True)), variants=variants,
-              groups=lambda case, label: _pair_groups(case.args[0].shape[-1], -1),
+              groups=lambda case, label: _pair_groups(case.args[0].shape[-1], (-1, "features")),
               axes=("example", "position", "feature") if causal else ("example", "feature"),
               slip="G = X^T X is a sum over tokens (not a mean); each pair j < k once (no factor 2), then the "
                    "diagonal; feature p * d + l multiplies pair p by x[l] of the last token"
@@ -270,7 +272,7 @@ def check_parameter_map(fn) -> None:
                 "p of the layer with Theta and W swapped": rkhs.parameter_map(Heads(W, Theta))}
 
     run_check("check_parameter_map", fn, cases, ["Theta", "W"], rtol=1e-9, atol=1e-10, label="C",
-              variants=variants, groups=lambda case, label: _pair_groups(case.args[0].shape[-1], 0),
+              variants=variants, groups=lambda case, label: _pair_groups(case.args[0].shape[-1], (0, "rows")),
               sizes=lambda case: {"m": case.args[0].shape[0], "d": case.args[0].shape[-1]},
               axes=("feature", "output coordinate"),
               slip="the row of pair (j, k), j < k, collects both orders, Theta[l, j] W[k, e] + Theta[l, k] W[j, e], "
@@ -308,7 +310,8 @@ def check_heads_from_coef(fn) -> None:
         return rkhs.parameter_map(heads)
 
     run_check("check_heads_from_coef", fn, cases, ["C"], rtol=1e-7, atol=1e-9, convert=convert,
-              label="p(Theta) of your heads", groups=lambda case, label: _pair_groups(case.args[0].shape[1], 0),
+              label="p(Theta) of your heads",
+              groups=lambda case, label: _pair_groups(case.args[0].shape[1], (0, "rows")),
               sizes=lambda case: {"d": case.args[0].shape[1]}, axes=("feature", "output coordinate"),
               slip="the coefficient of a pair j < k stands for both orders (j, k) and (k, j): put it on one of "
                    "them only (not half on each, not both); then fold M by its SVD into at most d^2 heads.")
@@ -347,7 +350,8 @@ def check_fit_coefficients(fn) -> None:
                 Phi.T @ Y / len(Y), "Phi^T Y, not the least-squares solution: solve (Phi^T Phi) C = Phi^T Y": Phi.T @ Y}
 
     run_check("check_fit_coefficients", fn, cases, ["X", "Y"], rtol=1e-6, atol=1e-7, label="C", variants=variants,
-              groups=lambda case, label: _pair_groups(case.args[0].shape[-1], 0), axes=("feature", "output coordinate"),
+              groups=lambda case, label: _pair_groups(case.args[0].shape[-1], (0, "rows")),
+              axes=("feature", "output coordinate"),
               sizes=lambda case: {"N": len(case.args[0]), "d": case.args[0].shape[-1]},
               slip="C = lstsq(Phi, Y) (or solve the normal equations Phi^T Phi C = Phi^T Y) with Phi the last-token "
                    "cubic features, Algorithm 2's order.")
@@ -384,6 +388,7 @@ def check_second_moment(fn) -> None:
                 centred.T @ centred / max(len(Phi) - 1, 1)}
 
     run_check("check_second_moment", fn, cases, ["X"], rtol=1e-8, atol=1e-10, label="Lambda_D", variants=variants,
-              groups=lambda case, label: _pair_groups(case.args[0].shape[-1], 0, 1), axes=("feature", "feature"),
+              groups=lambda case, label: _pair_groups(case.args[0].shape[-1], (0, "rows"), (1, "columns")),
+              axes=("feature", "feature"),
               sizes=lambda case: {"N": len(case.args[0])},
               slip="uncentred and divided by N: Lambda_D = Phi^T Phi / N, a psi x psi matrix (not Phi Phi^T).")

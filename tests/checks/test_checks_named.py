@@ -227,7 +227,7 @@ def bits_reversed(size):
 
 # --- the table: (check, wrong answer, words that name the mistake, or None) -------------------------------
 
-PAIRS_DIFFER = r"pair entries \(j < k\) differ; the diagonal entries \(j = k\) match"
+PAIRS_DIFFER = r"pair (features|rows) \(j < k\) differ; the diagonal (features|rows) \(j = k\) match"
 
 C = checks
 WRONG = {
@@ -296,9 +296,10 @@ WRONG = {
     "features: each pair j < k twice": (C.check_cubic_features, lambda X: scaled_features(X, pairs=2.0),
                                         PAIRS_DIFFER + r".*2 times"),
     "features: the diagonal doubled": (C.check_cubic_features, lambda X: scaled_features(X, diagonal=2.0),
-                                       r"diagonal entries \(j = k\) differ; the pair entries \(j < k\) match.*2 times"),
+                                       r"diagonal features \(j = k\) differ; the pair features \(j < k\) "
+                                       r"match.*2 times"),
     "features: the pair entries forgotten": (C.check_cubic_features, lambda X: scaled_features(X, pairs=0.0),
-                                             r"pair entries \(j < k\) differ.*all zero: forgotten"),
+                                             r"pair features \(j < k\) differ.*all zero: forgotten"),
     "features: the pair columns left out": (C.check_cubic_features, lambda X: cubic_features(X)[:, split(X.shape[-1]):],
                                             r"only the diagonal pairs \(j, j\)"),
     "features: a mean over tokens": (C.check_cubic_features, lambda X: cubic_features(X) / X.shape[1],
@@ -335,13 +336,13 @@ WRONG = {
                                                   PAIRS_DIFFER),
     "parameter map: the diagonal doubled": (C.check_parameter_map,
                                             lambda Theta, W: coef_rows(parameter_map(Heads(Theta, W)), diagonal=2.0),
-                                            r"diagonal entries \(j = k\) differ.*2 times"),
+                                            r"diagonal rows \(j = k\) differ.*2 times"),
     "parameter map: a mean over heads": (C.check_parameter_map,
                                          lambda Theta, W: parameter_map(Heads(Theta, W)) / len(Theta),
                                          r"1/3 of the expected.*1/m with m = 3"),
     "heads from C: the pair coefficients on both orders": (C.check_heads_from_coef,
                                                             lambda C_: heads_from_coef(coef_rows(C_, pairs=2.0)),
-                                                            r"pair entries \(j < k\) differ.*2 times"),
+                                                            r"pair rows \(j < k\) differ.*2 times"),
     "heads from C: W transposed": (C.check_heads_from_coef,
                                    lambda C_: (heads_from_coef(C_).Theta, heads_from_coef(C_).W.swapaxes(1, 2)), None),
     "fit: Phi^T Y / N": (C.check_fit_coefficients, lambda X, Y: cubic_features(X).T @ Y / len(X), r"a correlation"),
@@ -350,7 +351,7 @@ WRONG = {
                                         None),
     "fit: the pair columns doubled": (C.check_fit_coefficients,
                                       lambda X, Y: np.linalg.lstsq(scaled_features(X, pairs=2.0), Y, rcond=None)[0],
-                                      r"pair entries \(j < k\) differ.*1/2 of the expected"),
+                                      r"pair rows \(j < k\) differ.*1/2 of the expected"),
     "second moment: centred": (C.check_second_moment,
                                lambda X: np.cov(cubic_features(X), rowvar=False, bias=True), r"centred covariance"),
     "second moment: ÷(N - 1)": (C.check_second_moment,
