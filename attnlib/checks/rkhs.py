@@ -313,8 +313,9 @@ def check_heads_from_coef(fn) -> None:
               label="p(Theta) of your heads",
               groups=lambda case, label: _pair_groups(case.args[0].shape[1], (0, "rows")),
               sizes=lambda case: {"d": case.args[0].shape[1]}, axes=("feature", "output coordinate"),
-              slip="the coefficient of a pair j < k stands for both orders (j, k) and (k, j): put it on one of "
-                   "them only (not half on each, not both); then fold M by its SVD into at most d^2 heads.")
+              slip="the coefficient of a pair j < k is the sum over its two orders (j, k) and (k, j) in M: "
+                   "split it between them (all on one, or half on each), never the full value on both; then "
+                   "fold M into at most d^2 heads.")
 
 
 def check_fit_coefficients(fn) -> None:

@@ -95,6 +95,25 @@ def coef_rows(C, pairs=1.0, diagonal=1.0):
     return C
 
 
+def fold_half_and_half(C):
+    """One head per (l, j) with Theta = E_lj and W = M[l, j], M holding half of each pair's coefficient on
+    either order (j, k) and (k, j): d^2 heads."""
+    d = C.shape[1]
+    order = [(j, k) for j in range(d) for k in range(j + 1, d)] + [(j, j) for j in range(d)]
+    M = np.zeros((d, d, d, d))                                    # (l, j, k, a)
+    for p, (j, k) in enumerate(order):
+        for l in range(d):
+            row = C[p * d + l]
+            if j == k:
+                M[l, j, j] = row
+            else:
+                M[l, j, k], M[l, k, j] = row / 2, row / 2
+    Theta = np.zeros((d * d, d, d))
+    for h, (l, j) in enumerate(itertools.product(range(d), range(d))):
+        Theta[h, l, j] = 1.0
+    return Theta, M.reshape(d * d, d, d)
+
+
 def one_sided_map(Theta, W):
     """p(Theta) with each pair row missing its swapped term Theta[l, k] W[j, e]."""
     m, d, _ = Theta.shape
@@ -422,8 +441,9 @@ CORRECT = {
         C.check_kernel, lambda X, X2: 0.5 * ((grams(X)[:, None] * grams(X2)[None]).sum((2, 3))
                                              + np.einsum("NMjj->NM", grams(X)[:, None] * grams(X2)[None]))
         * (X[:, -1] @ X2[:, -1].T)),
+    "heads from C, the library's fold": (C.check_heads_from_coef, heads_from_coef),
     "heads from C, each pair coefficient split half and half between its two orders": (
-        C.check_heads_from_coef, heads_from_coef),
+        C.check_heads_from_coef, fold_half_and_half),
     "halfspaces in float32 (the normals are small integers)": (
         C.check_halfspaces, lambda X, e, a, b: normals(X, e, a, b, dtype=np.float32)),
     "halfspaces as integers": (C.check_halfspaces, lambda X, e, a, b: normals(X, e, a, b, dtype=int)),
