@@ -188,7 +188,7 @@ def check_kernel(fn) -> None:
     sees numpy's arrays), must stay below a third of one feature vector's bytes, so features
     written by hand (or all d^3 products) are refused too, float32 copies included, while every
     way through the Gram matrices (even an (N, N2, d, d) broadcast, 0.5 MB) stays far below.
-    That run's value is not compared, and it may take 5 s: an error or a timeout there is left
+    That run's value is not compared, and it may take 2 s: an error or a timeout there is left
     to the cases to report, but the peak reached until then still counts. (Patching alone would
     miss features written by hand; measuring alone would say less clearly what went wrong.)
 
@@ -219,7 +219,7 @@ def check_kernel(fn) -> None:
         record = {}
         try:
             with np.errstate(all="ignore"):
-                _core.call_with_timeout(_peak_bytes, (guarded, tuple(big), record), {}, min(_core.CASE_TIMEOUT, 5.0))
+                _core.call_with_timeout(_peak_bytes, (guarded, tuple(big), record), {}, min(_core.CASE_TIMEOUT, 2.0))
         except Refused:
             raise
         except (Exception, _core.CaseTimeout):  # an error or a timeout: the cases below will say what went wrong
