@@ -487,7 +487,7 @@ def certificate_descent(A, start, *, steps: int = 25, rate: float = 0.8) -> np.n
 
 
 @styled
-def plot_certificate_landscape(matrices: dict, *, start=(-1.6, 1.2), steps: int = 25, rate: float = 0.8,
+def plot_certificate_landscape(matrices: dict, *, start=(-1.6, -0.6), steps: int = 40, rate: float = 0.8,
                                extent: float = 2.0):
     """The training loss over two coefficients: a bowl when the matrix is positive definite, a valley when singular.
 
@@ -498,9 +498,9 @@ def plot_certificate_landscape(matrices: dict, *, start=(-1.6, 1.2), steps: int 
         the key). The panel draws ``L(c) = (c - c_star)^T Lambda (c - c_star)``, the loss of
         coefficients c on data realizable by ``c_star = 0`` (the proof of the certificate
         lemma), over ``[-extent, extent]^2``.
-    start : pair of float, default (-1.6, 1.2)
+    start : pair of float, default (-1.6, -0.6)
         Where gradient descent starts.
-    steps : int, default 25
+    steps : int, default 40
         Gradient steps drawn.
     rate : float in (0, 1], default 0.8
         Step size as a share of ``1 / lam_max`` (see :func:`certificate_descent`).
