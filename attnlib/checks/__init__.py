@@ -30,12 +30,14 @@ from .lower_bounds import (
     check_weight_by_degree,
 )
 from .rkhs import (
+    check_certificate,
     check_cubic_features,
     check_fit_coefficients,
     check_heads_from_coef,
     check_kernel,
     check_parameter_map,
     check_second_moment,
+    check_span_cover,
 )
 from .sculpt import check_fit_W, check_halfspaces, check_logit_gaps
 from .tasks import check_accepting_lookup
@@ -58,6 +60,8 @@ __all__ = [
     "check_heads_from_coef",
     "check_fit_coefficients",
     "check_second_moment",
+    "check_certificate",
+    "check_span_cover",
     # tasks: automata (chapter 6)
     "check_accepting_lookup",
     # sculpt: softmax attention on the hypercube, the book's reconstruction (chapters 7-9)

@@ -255,6 +255,23 @@ def bits_reversed(size):
 
 PAIRS_DIFFER = r"pair (features|rows) \(j < k\) differ; the diagonal (features|rows) \(j = k\) match"
 
+def certificate_from(moment):
+    """A certificate built from ``moment(Phi)`` with the book's threshold psi * eps * lam_max."""
+    def fn(Phi):
+        Lam = moment(Phi)
+        w = np.linalg.eigvalsh(Lam)
+        rank = int(np.sum(w > Lam.shape[0] * np.finfo(float).eps * w[-1]))
+        return Lam, rank, (w[0] if rank == Lam.shape[0] else 0.0)
+    return fn
+
+
+def span_residual(Phi, phi):
+    """The relative residual of phi's rows against the row space of Phi (an SVD, no threshold games)."""
+    _, s, Vt = np.linalg.svd(Phi, full_matrices=False)
+    V = Vt[s > Phi.shape[1] * np.finfo(float).eps * s[0]].T
+    return np.linalg.norm(phi - phi @ V @ V.T, axis=1) / np.linalg.norm(phi, axis=1)
+
+
 C = checks
 WRONG = {
     # softmax and its Jacobian
@@ -389,6 +406,15 @@ WRONG = {
                               r"centred covariance with N - 1"),
     "second moment: no 1/N": (C.check_second_moment, lambda X: cubic_features(X).T @ cubic_features(X),
                               r"50 times the expected.*missing 1/N"),
+    # the certificate and its span form (chapter 5)
+    "certificate: ÷(N - 1)": (C.check_certificate, certificate_from(lambda Phi: Phi.T @ Phi / (len(Phi) - 1)),
+                              r"divided by N - 1"),
+    "certificate: centred": (C.check_certificate, certificate_from(lambda Phi: np.cov(Phi, rowvar=False, bias=True)),
+                             r"removed the mean"),
+    "certificate: Phi Phi^T": (C.check_certificate, certificate_from(lambda Phi: Phi @ Phi.T / len(Phi)),
+                               r"that is Phi Phi\^T"),
+    "span cover: absolute residual": (C.check_span_cover, lambda Phi, phi: span_residual(Phi, phi)
+                                      * np.linalg.norm(phi, axis=1), r"not relative"),
     # automata
     "lookup: the current state's flag": (C.check_accepting_lookup, lambda dfa: lookup(dfa, accept_of=lambda s, nxt: s),
                                          r"accepting flag of the current state"),

@@ -436,6 +436,26 @@ def _(run):
 # chapter 5
 
 
+@claim("ex-05-certificate")
+def _(run):
+    # the learner's certificate is the library's: the same rank and lam_min on certified and uncertified inputs
+    mine = run.namespace["my_certificate"]
+    for X in (gaussian_inputs(200, 4, 2, rng=20), boolean_inputs(300, 5, 3, rng=21)):
+        Lam, rank, lam_min = mine(cubic_features(X))
+        cert = certificate(X)
+        assert rank == cert.rank and abs(lam_min - cert.lam_min) <= 1e-8 * cert.lam_max
+
+
+@claim("ex-05-span-cover")
+def _(run):
+    mine = run.namespace["my_span_residual"]
+    X = boolean_inputs(300, 5, 3, rng=22)
+    tests = [boolean_inputs(20, 9, 3, rng=23), gaussian_inputs(20, 9, 3, rng=24)]
+    for X_test in tests:
+        assert np.allclose(mine(cubic_features(X), cubic_features(X_test)),
+                           certificate(X).span_residual(X_test), atol=1e-8)
+
+
 @claim("ex-05-signs")
 def _(run):
     rank, psi, lost = run.stated(r"printed rank \$(\d+)=(\d+)-(\d+)\$")
