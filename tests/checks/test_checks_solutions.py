@@ -694,6 +694,18 @@ def _(run):
 # chapter 8
 
 
+@claim("ex-08-min-norm")
+def _(run):
+    assert run.lines[-1] == "agrees with min_norm_proxy on the tight body to 1e-5: True", run.out
+    from attnlib.sculpt import Body, min_norm_proxy
+
+    ns = run.namespace
+    Z = np.array([np.diag([1.0, 1.0]), np.diag([1.0, 1000.0]), np.diag([1000.0, 1.0])])
+    assert np.allclose(ns["my_min_norm_point"](Z, 1.0), np.diag([0.5, 0.5]), atol=1e-4)  # the plane example
+    body = Body(Z, gamma=2.0, bound=None, certified=3)
+    assert np.allclose(ns["my_min_norm_point"](Z, 2.0), min_norm_proxy(body), atol=1e-4)
+
+
 @claim("ex-08-bias")
 def _(run):
     rows = run.printed(r"^([\d.]+) ([\d.]+)$")
