@@ -39,7 +39,7 @@ from .rkhs import (
     check_second_moment,
     check_span_cover,
 )
-from .sculpt import check_fit_W, check_halfspaces, check_logit_gaps
+from .sculpt import check_fit_W, check_halfspaces, check_logit_gaps, check_min_norm_point
 from .tasks import check_accepting_lookup
 from .training import check_gradient_descent, check_linear_attention_gradient
 
@@ -66,6 +66,7 @@ __all__ = [
     "check_accepting_lookup",
     # sculpt: softmax attention on the hypercube, the book's reconstruction (chapters 7-9)
     "check_logit_gaps",
+    "check_min_norm_point",
     "check_halfspaces",
     "check_fit_W",
     # lower bounds and Fourier analysis (chapters 10-11)

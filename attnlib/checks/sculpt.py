@@ -13,7 +13,7 @@ from ..heads import Heads
 from ..inputs import boolean_inputs
 from ._core import Case, CheckFailure, case_rng, run_check
 
-__all__ = ["check_fit_W", "check_halfspaces", "check_logit_gaps"]
+__all__ = ["check_fit_W", "check_halfspaces", "check_logit_gaps", "check_min_norm_point"]
 
 
 def check_logit_gaps(fn) -> None:
@@ -162,3 +162,42 @@ def check_halfspaces(fn) -> None:
               convert=convert, label="the sorted normals",
               slip="one normal Z = x_a (x_b - x_c)^T per certified row (a the query, b the attended token) and "
                    "per competitor c with x_c != x_b, each distinct normal once.")
+
+
+def check_min_norm_point(fn) -> None:
+    """Check the point of a body nearest the origin: ``fn(Z, gamma)``.
+
+    Z has shape (K, d, d): the normals of the halfspaces ``<Theta, Z_k>_F >= gamma``
+    of a body, with ``gamma > 0``. Return the point Theta of shape (d, d) of smallest
+    Frobenius norm that lies in every halfspace (the body's min-norm point). In every
+    case the body is not empty, so this point exists and is unique.
+
+    Examples
+    --------
+    >>> from attnlib.sculpt import Body, min_norm_proxy
+    >>> check_min_norm_point(lambda Z, gamma: min_norm_proxy(Body(Z, gamma=gamma, bound=None, certified=len(Z))))
+    check_min_norm_point: all 5 cases passed.
+    """
+    from ..sculpt import Body, min_norm_proxy                          # the reference, read lazily
+
+    rng = case_rng(604)
+    two = np.zeros((2, 2, 2))
+    two[0, 0, 0], two[1, 1, 1] = 1.0, 1.0                             # Theta_11 >= 1, Theta_22 >= 1
+    corner = np.array([np.diag(z) for z in ((1.0, 1.0), (1.0, 3.0), (3.0, 1.0))])
+    heads = rng.normal(size=(2, 3, 3))
+    gaussian = rng.normal(size=(200, 3, 3))
+    gaussian = gaussian[np.einsum("kpq,ipq->ki", gaussian, heads).min(axis=1) >= 1.0]
+    cube = np.array([np.outer(a, b) for a in ((1, 1), (1, -1)) for b in ((2, 0), (0, 2), (2, 2))], float)
+    cube = cube[np.einsum("kpq,pq->k", cube, np.array([[1.0, 0.5], [0.2, 1.0]])) > 0]
+    specs = [("two coordinates, d=2", two, 1.0),
+             ("one halfspace, gamma=2", rng.normal(size=(1, 3, 3)), 2.0),
+             ("three diagonal normals, d=2", corner, 1.0),
+             ("features where two heads have gap >= 1, d=3", gaussian, 1.0),
+             ("cube gap features, d=2, gamma=0.5", cube, 0.5)]
+    cases = []
+    for name, Z, gamma in specs:
+        expected = min_norm_proxy(Body(Z, gamma=gamma, bound=None, certified=len(Z)))
+        cases.append(Case(name, (Z, gamma), expected))
+    run_check("check_min_norm_point", fn, cases, ["Z", "gamma"], rtol=1e-3, atol=1e-3, label="Theta",
+              slip="the nearest point of the body to the origin: minimise ||Theta||_F subject to "
+                   "<Theta, Z_k>_F >= gamma for every k (a small quadratic programme), not a mean of the normals.")

@@ -272,6 +272,12 @@ def span_residual(Phi, phi):
     return np.linalg.norm(phi - phi @ V @ V.T, axis=1) / np.linalg.norm(phi, axis=1)
 
 
+def min_norm_point(Z, gamma):
+    from attnlib.sculpt import Body, min_norm_proxy
+
+    return min_norm_proxy(Body(Z, gamma=gamma, bound=None, certified=len(Z)))
+
+
 C = checks
 WRONG = {
     # softmax and its Jacobian
@@ -415,6 +421,10 @@ WRONG = {
                                r"that is Phi Phi\^T"),
     "span cover: absolute residual": (C.check_span_cover, lambda Phi, phi: span_residual(Phi, phi)
                                       * np.linalg.norm(phi, axis=1), r"not relative"),
+    # the min-norm point of a body (chapter 8)
+    "min-norm point: twice the point": (C.check_min_norm_point, lambda Z, gamma: 2 * min_norm_point(Z, gamma),
+                                        r"2 times the expected"),
+    "min-norm point: the mean normal": (C.check_min_norm_point, lambda Z, gamma: gamma * Z.mean(axis=0), None),
     # automata
     "lookup: the current state's flag": (C.check_accepting_lookup, lambda dfa: lookup(dfa, accept_of=lambda s, nxt: s),
                                          r"accepting flag of the current state"),

@@ -119,3 +119,29 @@ def with_zero_normals(X, e, a, b):
 def test_halfspaces_check_rejects(wrong, message):
     with pytest.raises(CheckFailure, match=r"check_halfspaces: .*" + message):
         check_halfspaces(wrong)
+
+
+def good_min_norm_point(Z, gamma):
+    """The nearest point by SLSQP, a general solver (the library solves the dual by NNLS)."""
+    import scipy.optimize
+
+    K, d, _ = Z.shape
+    A = Z.reshape(K, d * d)
+    best = scipy.optimize.minimize(lambda t: t @ t, np.ones(d * d), jac=lambda t: 2 * t, method="SLSQP", tol=1e-12,
+                                   constraints=[{"type": "ineq", "fun": lambda t: A @ t - gamma, "jac": lambda t: A}])
+    return best.x.reshape(d, d)
+
+
+def test_check_min_norm_point_passes_an_independent_reference_and_fails_mistakes(capsys):
+    from attnlib.checks import check_min_norm_point
+
+    check_min_norm_point(good_min_norm_point)
+    assert capsys.readouterr().out.strip() == "check_min_norm_point: all 5 cases passed."
+    mistakes = [lambda Z, g: 2 * good_min_norm_point(Z, g),          # the nearest point of gamma = 2 gamma
+                lambda Z, g: good_min_norm_point(Z, 1.0),            # gamma ignored
+                lambda Z, g: -good_min_norm_point(Z, g),             # a flipped sign
+                lambda Z, g: good_min_norm_point(Z, g).T,            # transposed
+                lambda Z, g: Z.mean(axis=0)]                         # a feature, not a point of the body
+    for mistake in mistakes:
+        with pytest.raises(CheckFailure, match="check_min_norm_point: on case"):
+            check_min_norm_point(mistake)

@@ -724,6 +724,18 @@ def _(run):
 # chapter 8
 
 
+@claim("ex-08-min-norm")
+def _(run):
+    assert run.lines[-1] == "agrees with min_norm_proxy on the tight body to 1e-5: True", run.out
+    from attnlib.sculpt import Body, min_norm_proxy
+
+    ns = run.namespace
+    Z = np.array([np.diag([1.0, 1.0]), np.diag([1.0, 1000.0]), np.diag([1000.0, 1.0])])
+    assert np.allclose(ns["my_min_norm_point"](Z, 1.0), np.diag([0.5, 0.5]), atol=1e-4)  # the plane example
+    body = Body(Z, gamma=2.0, bound=None, certified=3)
+    assert np.allclose(ns["my_min_norm_point"](Z, 2.0), min_norm_proxy(body), atol=1e-4)
+
+
 @claim("ex-08-bias")
 def _(run):
     rows = run.printed(r"^([\d.]+) ([\d.]+)$")
@@ -768,29 +780,32 @@ def _(run):
 
 @claim("ex-08-ideal")
 def _(run):
-    def nearest(T1, T2):
-        """Nearest point to 0 of {l1 T1 + l2 T2 : l >= 0, l1 + l2 >= 1}, by a QP over the weights."""
+    def nearest(T1, T2, total=1.0):
+        """Nearest point to 0 of {l1 T1 + l2 T2 : l >= 0, l1 + l2 >= total}, by a QP over the weights."""
         T = np.stack([T1, T2])
-        at_least_one = {"type": "ineq", "fun": lambda lam: lam.sum() - 1}
+        at_least = {"type": "ineq", "fun": lambda lam: lam.sum() - total}
         best = scipy.optimize.minimize(lambda lam: np.sum((lam @ T) ** 2), [1.0, 1.0], method="SLSQP",
-                                       bounds=[(0, None)] * 2, constraints=[at_least_one])
+                                       bounds=[(0, None)] * 2, constraints=[at_least])
         return best.x @ T
 
-    T1 = np.array([1.0, 0.0])
-    assert np.allclose(nearest(T1, np.array([0.0, 1.0])), [0.5, 0.5], atol=1e-3)
-    t, point, weights = run.stated(r"at \$t=(\d+/\d+)\$, namely \$\\Theta\^\\star=\((\d+,\d+)\)/13\$, with affine "
-                                   r"weights "
-                                   r"\$\((\d+/13,\d+/13)\)\$", str)
-    T2 = np.array([-0.5, 1.0])
-    line = lambda t: T1 + t * (T2 - T1)  # noqa: E731
-    star = line(6 / 13)
-    assert t == "6/13" and np.isclose(star @ (T2 - T1), 0)  # the foot of the perpendicular
-    assert np.allclose(star, np.array(point.split(","), dtype=float) / 13)
-    assert weights == "7/13,6/13" and np.allclose(nearest(T1, T2), star, atol=1e-3)
-    run.says("nearest the origin at $t=-\\tfrac12$, weights $(\\tfrac32,-\\tfrac12)$",
-             "the nearest point of $K$ is the endpoint $\\Theta_1$")
-    T2 = np.array([2.0, 1.0])
-    assert np.isclose(line(-0.5) @ (T2 - T1), 0) and np.allclose(nearest(T1, T2), T1, atol=1e-3)
+    T1, T2 = np.array([2.0, 0.0]), np.array([0.0, 1.0])
+    run.says("the quadrant with corner $(\\tfrac12,1)$", "It is not the midpoint $(1,0.5)$")
+    star, weights = run.stated(r"so \$\\Theta\^\\star=u/\\\|u\\\|\^2=\(([\d.]+,[\d.]+)\)\$, with affine weights "
+                               r"\$\(([\d.]+,[\d.]+)\)\$", str)
+    star, weights = np.array(star.split(","), dtype=float), np.array(weights.split(","), dtype=float)
+    assert np.isclose(star @ (T2 - T1), 0) and np.allclose(weights @ np.stack([T1, T2]), star)
+    assert np.isclose(weights.sum(), 1) and np.all(weights > 0)
+    assert np.allclose(nearest(T1, T2), star, atol=1e-3)
+    # (c): the line (2 + t, t) is nearest the origin at t = -1, weights (2, -1); K's nearest point is T1
+    run.says("nearest the origin at $t=-1$: $\\Theta^\\star=(1,-1)$, with affine weights $(2,-1)$",
+             "the nearest point of $K$ is the endpoint $\\Theta_1=(2,0)$")
+    T3 = np.array([3.0, 1.0])
+    assert np.isclose(np.array([1.0, -1.0]) @ (T3 - T1), 0) and np.allclose(2 * T1 - T3, [1.0, -1.0])
+    assert np.allclose(nearest(T1, T3), T1, atol=1e-3)
+    # (d): gamma' = 2 halves the body
+    half = run.stated(r"becomes \$\(([\d.]+,[\d.]+)\)\$", str)
+    assert np.allclose(np.array(half.split(","), dtype=float), star / 2)
+    assert np.allclose(nearest(T1, T2, total=0.5), star / 2, atol=1e-3)
 
 
 @claim("ex-08-wrong-proxy")
