@@ -1,5 +1,9 @@
 """Figures for chapter 10 (lower bounds). matplotlib is imported here, not by ``import attnlib``.
 
+:func:`plot_alternating_heads` is the picture of the chapter's central idea (each head's
+attention weight against the disagreement count, and their weighted sum alternating in sign);
+the others plot the chapter's results.
+
 Each function draws one static figure and returns the ``matplotlib.figure.Figure``;
 :mod:`attnlib.widgets.lower_bounds` wraps the same functions.
 """
@@ -10,7 +14,7 @@ import numpy as np
 from matplotlib.ticker import LogLocator
 
 from .._validation import check_axis_values, check_mapping, check_positive_float, check_series
-from ..lower_bounds import FourierSpectrum, GDRun
+from ..lower_bounds import FourierSpectrum, GDRun, parity_coefficients
 from ._style import COLORS, GREYS, MARKERS, legend_below, styled, subplots
 from ._style import series as line_style
 
@@ -33,10 +37,10 @@ def plot_fourier_spectrum(spectrum: FourierSpectrum, *, threshold: float = 1e-12
     Returns
     -------
     matplotlib.figure.Figure
-        Left: the largest |f_hat(T)| over monomials of each degree, as a dot on a
+        Left: the largest |f_hat(U)| over monomials U of each degree, as a dot on a
         log axis (grey below the dashed threshold; exact zeros are written 0 on the
-        floor). Right: ``E[(f - f_{<=D})^2]``,
-        the error left by the best polynomial of degree <= D.
+        floor). Right: ``E[(f - f_{<=delta})^2]``,
+        the error left by the best polynomial of degree <= delta.
     """
     if not isinstance(spectrum, FourierSpectrum):
         raise TypeError(f"spectrum must be a FourierSpectrum; received {type(spectrum).__name__}")
@@ -63,8 +67,8 @@ def plot_fourier_spectrum(spectrum: FourierSpectrum, *, threshold: float = 1e-12
     ticks = degrees if K <= 8 else degrees[::2]  # labels of two digits need the room
     ax.set_xticks(ticks)
     ax.set_xlim(-0.6, K + 0.6)
-    ax.set_xlabel("degree $|T|$")
-    ax.set_title("largest $|\\hat f(T)|$ of\neach degree")
+    ax.set_xlabel("degree $|U|$")
+    ax.set_title("largest $|\\hat f(U)|$ of\neach degree")
     ax.yaxis.set_major_locator(LogLocator(base=10.0, numticks=5))
     ax = axes[0, 1]
     tail = np.array([spectrum.truncation_error(D) for D in degrees])
@@ -73,9 +77,9 @@ def plot_fourier_spectrum(spectrum: FourierSpectrum, *, threshold: float = 1e-12
     ax.set_xticks(ticks)
     ax.set_xlim(-0.6, K + 0.6)
     ax.set_ylim(-0.05 * max(tail.max(), 1e-12), 1.1 * max(tail.max(), 1e-12))
-    ax.set_xlabel("degree $D$")
-    ax.set_title("error of the best fit\nof degree $\\leq D$")
-    ax.set_ylabel(r"$E[(f - f_{\leq D})^2]$")
+    ax.set_xlabel("degree $\\delta$")
+    ax.set_title("error of the best fit\nof degree $\\leq \\delta$")
+    ax.set_ylabel(r"$E[(f - f_{\leq \delta})^2]$")
     if title:
         fig.suptitle(title)
     return fig
@@ -119,7 +123,7 @@ def plot_regression_errors(degrees: dict, test_mse: dict, *, exact: dict | None 
         ax.axvline(2 * s + 1, color=color, lw=1, ls="-", alpha=0.4)
     if trivial is not None:
         ax.axhline(trivial, color=GREYS["mid"], ls=(0, (6, 3)), lw=1.2, label="linear term only")
-    ax.set_xlabel("degree D of the polynomial")
+    ax.set_xlabel("degree $\\delta$ of the polynomial")
     ax.set_ylabel("test MSE")
     if title:
         ax.set_title(title)
@@ -193,4 +197,80 @@ def plot_weight_growth(s_values, series: dict, *, ylabel: str = "size of the wei
     if title:
         ax.set_title(title)
     ax.legend(loc="upper left")
+    return fig
+
+
+@styled
+def plot_alternating_heads(betas, coefficients=None, *, title: str | None = None):
+    """Each head's weight on its own token against the disagreement count, and their weighted sum.
+
+    Head i of the parity family puts weight ``sigmoid(2 beta_i l)`` on its own token when the
+    two tokens disagree on l coordinates of the hidden set. With the weights c of
+    :func:`attnlib.lower_bounds.parity_coefficients`, the sum ``sum_i c_i sigmoid(2 beta_i l)``
+    is ``(-1)**l`` at every integer l = 0..s: the heads add up to a parity.
+
+    Parameters
+    ----------
+    betas : array_like of shape (s + 1,)
+        Distinct attention scales, one per head.
+    coefficients : array_like of shape (s + 1,), optional
+        The weights c; default ``parity_coefficients(s, betas=betas)``.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Top: ``sigmoid(2 beta_i l)`` for each head, l from 0 to s (markers at the integers).
+        Bottom: the weighted sum, a thin line between the integers and a dot at each integer
+        (at +1 or -1, written beside it), with dashed lines at +1 and -1. The dots are the
+        last line of the bottom axes.
+
+    Examples
+    --------
+    >>> fig = plot_alternating_heads([0.0, 20.0])   # one head averages, one switches
+    >>> fig.axes[1].get_lines()[-1].get_ydata().round(6)
+    array([ 1., -1.])
+    """
+    betas = check_axis_values("betas", betas)
+    if betas.size < 2:
+        raise ValueError(f"betas must hold at least two scales (s >= 1); received {betas.size}")
+    s = betas.size - 1
+    if coefficients is None:
+        c = parity_coefficients(s, betas=betas)
+    else:
+        c = check_axis_values("coefficients", coefficients)
+        if c.shape != betas.shape:
+            raise ValueError(f"coefficients must have the shape of betas, ({s + 1},); received shape {c.shape}")
+    fine = np.linspace(0.0, s, 40 * s + 1)
+    ticks = np.arange(s + 1)
+
+    def weight(beta, ell):  # sigmoid(2 beta l) without overflow
+        return 0.5 * (1.0 + np.tanh(beta * np.asarray(ell, dtype=float)))
+
+    fig, axes = subplots(2, 1, width=6.0, height=2.4, constrained_layout=True, sharex=True)
+    top, bottom = axes[0, 0], axes[1, 0]
+    for i, beta in enumerate(betas):
+        # markevery=40: a marker at each integer l, where the system holds
+        top.plot(fine, weight(beta, fine), **line_style(i), ms=7, markevery=40,
+                 label=f"head {i}: $\\beta_{i}$ = {beta:.3g}, $c_{i}$ = {c[i]:.3g}")
+    top.set_ylim(0.45, 1.05)
+    top.set_ylabel("weight on\nits own token")
+    total = sum(ci * weight(beta, fine) for ci, beta in zip(c, betas, strict=True))
+    at_integers = sum(ci * weight(beta, ticks) for ci, beta in zip(c, betas, strict=True))
+    for level in (1.0, -1.0):
+        bottom.axhline(level, color=GREYS["mid"], ls=(0, (6, 3)), lw=1.2)
+    bottom.plot(fine, total, color=GREYS["dark"], lw=1.2)
+    bottom.plot(ticks, at_integers, "o", color=COLORS[0], ms=9, zorder=3)
+    for ell, value in zip(ticks, at_integers, strict=True):
+        bottom.annotate(f"{value:+.0f}", (ell, value), textcoords="offset points", xytext=(9, -4 if value > 0 else 0),
+                        va="top" if value > 0 else "bottom", color=COLORS[0])
+    span = max(2.0, float(np.abs(total).max()))
+    bottom.set_ylim(-min(span, 4.0) - 0.3, min(span, 4.0) + 0.3)
+    bottom.set_ylabel("$\\sum_i c_i\\,\\sigma(2\\beta_i \\ell)$")
+    bottom.set_xlabel("$\\ell$: coordinates of $S$ where the tokens disagree")
+    bottom.set_xticks(ticks)
+    bottom.set_xlim(-0.25, s + 0.4)
+    if title:
+        top.set_title(title)
+    legend_below(fig, top, ncol=1)
     return fig

@@ -130,10 +130,12 @@ def _sculpt():
 
 
 def _lower_bounds():
-    from attnlib.lower_bounds import fourier_spectrum, gd_experiment, parity_instance
+    from attnlib.lower_bounds import fourier_spectrum, gd_experiment, parity_betas, parity_instance
     from attnlib.viz import lower_bounds as v
 
     return {
+        # s = 4: the most heads the chapter draws, the longest legend
+        "plot_alternating_heads": lambda: v.plot_alternating_heads(parity_betas(4), title="$s = 4$"),
         "plot_fourier_spectrum": lambda: v.plot_fourier_spectrum(
             fourier_spectrum(parity_instance(6, 2, rng=0).heads), title="$d = 6$, $s = 2$"),
         "plot_regression_errors": lambda: v.plot_regression_errors(

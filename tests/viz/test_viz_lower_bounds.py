@@ -4,7 +4,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from attnlib.lower_bounds import fourier_spectrum, gd_experiment, parity_instance
+from attnlib.lower_bounds import fourier_spectrum, gd_experiment, parity_betas, parity_coefficients, parity_instance
 from attnlib.viz import lower_bounds as viz_lower_bounds
 from attnlib.widgets import lower_bounds as widgets_lower_bounds
 
@@ -51,3 +51,36 @@ def test_figure_errors_and_widget():
     widget = widgets_lower_bounds.spectrum_explorer(d=4, s=2, rng=0, live=True)
     assert [c.description for c in widget.children[:2]] == ["d", "s (≤ d − 1)"]
     plt.close("all")
+
+
+@pytest.mark.parametrize("betas", [[0.0, 20.0], parity_betas(2), parity_betas(4), [0.5, 1.0, 2.0, 4.0]])
+def test_alternating_heads_sum_alternates_in_sign_at_the_integers(betas):
+    fig = viz_lower_bounds.plot_alternating_heads(betas)
+    top, bottom = fig.axes[:2]
+    s = len(betas) - 1
+    dots = bottom.get_lines()[-1]
+    np.testing.assert_array_equal(dots.get_xdata(), np.arange(s + 1))
+    np.testing.assert_allclose(dots.get_ydata(), (-1.0) ** np.arange(s + 1), atol=1e-8)  # +1, -1, +1, ...
+    heads = [line for line in top.get_lines() if line.get_label().startswith("head")]
+    assert len(heads) == s + 1
+    for beta, line in zip(betas, heads, strict=True):  # each head's weight is sigmoid(2 beta l)
+        ell = line.get_xdata()
+        np.testing.assert_allclose(line.get_ydata(), 1 / (1 + np.exp(-2 * beta * ell)), atol=1e-12)
+    # the weighted sum of the drawn head curves is the drawn total
+    c = parity_coefficients(s, betas=np.asarray(betas, dtype=float))
+    total = [line for line in bottom.get_lines() if len(line.get_xdata()) == len(heads[0].get_xdata())][0]
+    np.testing.assert_allclose(total.get_ydata(), sum(ci * h.get_ydata() for ci, h in zip(c, heads)), atol=1e-9)
+    plt.close(fig)
+
+
+def test_alternating_heads_draws_the_weights_it_is_given_and_refuses_bad_input():
+    fig = viz_lower_bounds.plot_alternating_heads([0.0, 20.0], [1.0, 1.0])  # not the parity weights
+    dots = fig.axes[1].get_lines()[-1].get_ydata()
+    assert dots[0] == pytest.approx(1.0) and dots[1] == pytest.approx(1.5)  # drawn as given, no longer alternating
+    plt.close(fig)
+    with pytest.raises(ValueError, match="at least two scales"):
+        viz_lower_bounds.plot_alternating_heads([1.0])
+    with pytest.raises(ValueError, match="shape of betas"):
+        viz_lower_bounds.plot_alternating_heads([0.0, 1.0], [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="distinct"):
+        viz_lower_bounds.plot_alternating_heads([1.0, 1.0])
