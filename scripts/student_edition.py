@@ -5,7 +5,8 @@
 
 The student edition is built from a solution-free copy of the repository, written to
 ``_build/student/src`` (the tracked files without ``assignments/``, ``tests/``, ``.ci/`` and
-``benchmarks/``, with every ``{solution}`` block cut out of the chapters), with sphinx-exercise's
+``benchmarks/``, with every ``{solution}`` block and every gated solution, ``{solution-start}`` to
+``{solution-end}`` with the code cells between them, cut out of the chapters), with sphinx-exercise's
 ``hide_solutions`` option and a configuration derived from ``_config.yml`` at build time (so the
 two editions never drift apart) whose ``repository.branch`` is ``student``. So:
 
@@ -58,10 +59,11 @@ def student_config() -> dict:
     # temporary folder here: make them absolute.
     local = config["sphinx"].get("local_extensions") or {}
     config["sphinx"]["local_extensions"] = {name: str((ROOT / path).resolve()) for name, path in local.items()}
-    # Only markdown is cut, so a chapter's code cells are the full edition's, and the jupyter cache
-    # of the full build (matched by a hash of the code cells) already holds its outputs: the
-    # student edition does not execute the chapters again. A chapter whose code differs runs.
-    config.setdefault("execute", {})["cache"] = str(ROOT / "_build" / ".jupyter_cache")
+    # The chapters are committed with their outputs (scripts/execute_notebooks.py; nbval checks
+    # them against a fresh run), and the student edition only cuts cells: it renders those
+    # outputs and does not execute the chapters again. (Cutting the gated solutions' code cells
+    # changes a chapter's hash, so the full build's jupyter cache could not serve it.)
+    config.setdefault("execute", {})["execute_notebooks"] = "off"
     return config
 
 
@@ -83,11 +85,52 @@ def strip_solutions(text: str) -> str:
     return "".join(out)
 
 
+GATED_START = re.compile(r"^(`{3,}|:{3,})\{solution-start\}", re.M)
+GATED_END = re.compile(r"^(`{3,}|:{3,})\{solution-end\}[^\n]*\n(`{3,}|:{3,})[ \t]*(\n|$)", re.M)
+
+
+def _text(cell: dict) -> str:
+    return cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+
+
+def strip_gated(cells: list[dict]) -> tuple[list[dict], list[str]]:
+    """``cells`` without their gated solutions, and the text of each solution cut.
+
+    A gated solution runs from a ``{solution-start}`` directive in a markdown cell to the next
+    ``{solution-end}``: the code cells between them (the solution that executes in the full
+    build), and the markdown around them. Text before the start and after the end stays.
+    """
+    out, bodies, body = [], [], None
+    for cell in cells:
+        text = _text(cell)
+        markdown = cell["cell_type"] == "markdown"
+        if body is None:
+            start = GATED_START.search(text) if markdown else None
+            if start is None:
+                out.append(cell)
+                continue
+            if text[:start.start()].strip():
+                out.append({**cell, "source": text[:start.start()]})
+            body, text = [], text[start.start():]
+        end = GATED_END.search(text) if markdown else None
+        if end is None:
+            body.append(text)
+            continue
+        body.append(text[:end.start()])
+        bodies.append("\n".join(body))
+        body = None
+        if text[end.end():].strip():
+            out.append({**cell, "source": text[end.end():]})
+    if body is not None:
+        raise ValueError("a {solution-start} without its {solution-end}: the rest of the chapter would be cut")
+    return out, bodies
+
+
 def strip_notebook(nb: dict) -> dict:
+    nb["cells"], _ = strip_gated(nb["cells"])
     for cell in nb["cells"]:
         if cell["cell_type"] == "markdown":
-            text = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
-            cell["source"] = strip_solutions(text)
+            cell["source"] = strip_solutions(_text(cell))
     return nb
 
 
@@ -108,7 +151,8 @@ def write_student_sources(dest: Path = SOURCE, root: Path = ROOT, files: list[st
         target.parent.mkdir(parents=True, exist_ok=True)
         if name.startswith("book/") and name.endswith(".ipynb"):
             nb = json.loads((root / name).read_text())
-            before = sum(len(SOLUTION.findall("".join(c["source"]))) for c in nb["cells"] if c["cell_type"] == "markdown")
+            before = sum(len(SOLUTION.findall(_text(c))) for c in nb["cells"] if c["cell_type"] == "markdown")
+            before += len(strip_gated(nb["cells"])[1])
             target.write_text(json.dumps(strip_notebook(nb), indent=1, ensure_ascii=False) + "\n")
             cut += before
         elif name.startswith("book/") and name.endswith(".md"):
@@ -136,24 +180,25 @@ def build() -> None:
 
 
 def _sources(root: Path):
-    """(markdown text, code text) of every page of the book."""
+    """(markdown text, code text, gated solutions' text) of every page of the book; the first two
+    without the gated solutions."""
     for page in sorted((root / "book").glob("*")):
         if page.suffix == ".ipynb":
-            cells = json.loads(page.read_text())["cells"]
-            markdown = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
-            code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+            cells, gated = strip_gated(json.loads(page.read_text())["cells"])
+            markdown = "\n".join(_text(c) for c in cells if c["cell_type"] == "markdown")
+            code = "\n".join(_text(c) for c in cells if c["cell_type"] == "code")
             # a figure's caption and alt text (myst-nb cell metadata) are public text on the page too
             figures = [c.get("metadata", {}).get("mystnb", {}) for c in cells]
             code += "\n" + "\n".join(f"{m.get('figure', {}).get('caption', '')}\n{m.get('image', {}).get('alt', '')}"
                                      for m in figures if m)
-            yield markdown, code
+            yield markdown, code, gated
         elif page.suffix == ".md":
-            yield page.read_text(), ""
+            yield page.read_text(), "", []
 
 
 def solution_texts(root: Path = ROOT) -> list[str]:
-    """The body of every solution directive in the book's sources."""
-    return [body for markdown, _ in _sources(root) for body in SOLUTION.findall(markdown)]
+    """The body of every solution directive in the book's sources, gated solutions included."""
+    return [body for markdown, _, gated in _sources(root) for body in SOLUTION.findall(markdown) + gated]
 
 
 def _normalise(text: str) -> str:
@@ -164,7 +209,7 @@ def public_text(root: Path = ROOT) -> str:
     """Everything a student may see: the sources with the solution blocks cut out, and the
     library, whose docstrings make up the API reference."""
     library = [_normalise(path.read_text()) for path in sorted((root / "attnlib").rglob("*.py"))]
-    book = [_normalise(SOLUTION.sub(" ", markdown) + "\n" + code) for markdown, code in _sources(root)]
+    book = [_normalise(SOLUTION.sub(" ", markdown) + "\n" + code) for markdown, code, _ in _sources(root)]
     return " ".join(book + library)
 
 

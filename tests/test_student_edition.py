@@ -71,24 +71,56 @@ def test_student_config_derives_from_the_main_config():
     assert config["repository"] == {**main, "branch": student_edition.STUDENT_BRANCH}
 
 
-def test_the_student_build_reuses_the_full_builds_executions(tmp_path):
-    """The student build reads the full build's jupyter cache, and every chapter's copy hits it.
-
-    jupyter-cache matches a notebook by a hash of its code cells and metadata; cutting solutions
-    from the markdown must leave that hash unchanged, or the chapter would run a second time.
-    """
-    from jupyter_cache.cache.main import JupyterCacheBase
-
-    config = student_edition.student_config()
-    assert Path(config["execute"]["cache"]) == ROOT / "_build" / ".jupyter_cache"
-    cache = JupyterCacheBase(str(tmp_path / "cache"))  # only its hash function is used
+def test_the_student_build_renders_the_committed_outputs_without_executing():
+    """The student build does not run the chapters: it renders the outputs they are committed
+    with, and cutting solutions leaves every other code cell and its outputs as they are."""
+    assert student_edition.student_config()["execute"]["execute_notebooks"] == "off"
     chapters = sorted((ROOT / "book").glob("ch*.ipynb"))
     assert chapters
     for chapter in chapters:
-        full = nbformat.reads(chapter.read_text(), as_version=4)
-        student = nbformat.reads(json.dumps(student_edition.strip_notebook(json.loads(chapter.read_text()))),
-                                 as_version=4)
-        assert cache.create_hashed_notebook(full)[1] == cache.create_hashed_notebook(student)[1], chapter.name
+        full = json.loads(chapter.read_text())["cells"]
+        student = student_edition.strip_notebook(json.loads(chapter.read_text()))["cells"]
+        inside, expected = False, []
+        for cell in full:  # a naive scan: the code cells outside solution-start ... solution-end
+            text = "".join(cell["source"])
+            inside = inside or "{solution-start}" in text
+            if cell["cell_type"] == "code" and not inside:
+                expected.append(cell)
+            inside = inside and "{solution-end}" not in text
+        assert [c for c in student if c["cell_type"] == "code"] == expected, chapter.name
+
+
+GATED = [
+    {"cell_type": "markdown", "metadata": {}, "source": "Exercise text.\n\n```{solution-start} ex-g\n:class: dropdown\n```\n\nWe build it:"},
+    {"cell_type": "code", "metadata": {}, "source": "secret_solution_value = 41 + 1", "outputs": [], "execution_count": 1},
+    {"cell_type": "markdown", "metadata": {}, "source": "Then the rest of the gated solution here.\n\n```{solution-end}\n```\n\nThe chapter goes on."},
+    {"cell_type": "code", "metadata": {}, "source": "1 + 1", "outputs": [], "execution_count": 2},
+]
+
+
+def test_gated_solutions_are_cut_with_their_code_cells():
+    cells, bodies = student_edition.strip_gated([dict(c) for c in GATED])
+    assert [c["source"] for c in cells] == ["Exercise text.\n\n", "\nThe chapter goes on.", "1 + 1"]
+    assert len(bodies) == 1 and "secret_solution_value" in bodies[0] and "rest of the gated" in bodies[0]
+
+
+def test_a_gated_solution_without_its_end_is_an_error():
+    with pytest.raises(ValueError, match="without its"):
+        student_edition.strip_gated([dict(GATED[0]), dict(GATED[1])])
+
+
+def test_gated_solutions_are_solutions_for_the_leak_check(tmp_path):
+    (tmp_path / "book").mkdir()
+    nb = {"cells": GATED, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "book" / "ch.ipynb").write_text(json.dumps(nb))
+    (tmp_path / "attnlib").mkdir()
+    texts = student_edition.solution_texts(tmp_path)
+    assert any("Then the rest of the gated solution here" in t for t in texts)
+    public = student_edition.public_text(tmp_path)
+    assert "secret solution value" not in public and "The chapter goes on" in public
+    (tmp_path / "html").mkdir()
+    (tmp_path / "html" / "x.html").write_text("<p>Then the rest of the gated solution here.</p>")
+    assert student_edition.leaks(tmp_path / "html", tmp_path)
 
 
 # --- the solution-free sources, and the launch and download targets -------------------------------
