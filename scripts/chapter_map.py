@@ -1,7 +1,7 @@
 """The preface's chapter map: which chapter needs which, drawn from the chapters' own boxes.
 
     python scripts/chapter_map.py            # print the dependencies
-    python scripts/chapter_map.py --write    # redraw book/_static/chapter-map.svg
+    python scripts/chapter_map.py --write    # redraw book/images/chapter-map.svg
 
 Each chapter's "Before you start" box names the earlier chapters it uses, as ``{doc}`` links on
 its ``**Needs:**`` line (``scripts/pedagogy.py`` reads them). The map draws the chapters top to
@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import pedagogy  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-SVG = ROOT / "book" / "_static" / "chapter-map.svg"
+SVG = ROOT / "book" / "images" / "chapter-map.svg"
 DESCRIPTION = re.compile(r"chapter map: ([^<]*)")
 
 
@@ -58,6 +58,7 @@ def title(stem: str) -> str:
 
 
 def draw(path: Path = SVG) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
     import matplotlib
 
     matplotlib.use("Agg")
@@ -102,7 +103,7 @@ def draw(path: Path = SVG) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--write", action="store_true", help="redraw book/_static/chapter-map.svg")
+    parser.add_argument("--write", action="store_true", help="redraw book/images/chapter-map.svg")
     args = parser.parse_args(argv)
     for need, stem in edges():
         print(f"{stem} needs {need}")

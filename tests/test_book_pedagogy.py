@@ -128,3 +128,23 @@ BROKEN = {
 def test_each_rule_catches_what_it_guards(tmp_path, words):
     found = problems(tmp_path, BROKEN[words](good_cells()))
     assert any(words in p for p in found), found
+
+
+def test_a_cell_that_fails_when_run_again_is_named(tmp_path):
+    """scripts/rerun_cells.py (run by scripts/check_kernels.sh on the chapters) on a small notebook:
+    a later cell rebinds an imported name, so the earlier cell that calls it fails the second time."""
+    import nbformat
+
+    import rerun_cells
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("from math import sqrt", metadata={"tags": ["hide-input"]}),
+                nbformat.v4.new_code_cell("root = sqrt(4.0)"),
+                nbformat.v4.new_code_cell("sqrt = root")]
+    path = tmp_path / "twice.ipynb"
+    nbformat.write(nb, path)
+    failures = rerun_cells.rerun(path)
+    assert len(failures) == 1 and "code cell 1" in failures[0] and "TypeError" in failures[0]
+    nb.cells[2].source = "side = root"
+    nbformat.write(nb, path)
+    assert rerun_cells.rerun(path) == []
