@@ -3,8 +3,11 @@
 Each check takes *your* function, runs it against the reference implementation on
 random and edge-case inputs, and either prints one line saying that every case
 passed, or raises :class:`CheckFailure` saying which input failed, what was
-expected and what was received, or which shape was wrong. It never shows the
-reference code.
+expected and what was received, or which shape was wrong. Where the pattern of
+the error is plain, the message also names the kind of mistake (a factor 1/n, a
+flipped sign, a transpose, the pair rows, normalised along the wrong axis, a
+known slip of that exercise), and it ends with the exercise's most common slip.
+It never shows the reference code.
 
 >>> from attnlib.checks import check_softmax
 >>> def my_softmax(S):

@@ -44,7 +44,21 @@ def good_causal_features(X):
 
 
 def good_kernel(X, X2):
-    return good_features(X) @ good_features(X2).T
+    """From the Gram matrices, one term per pair j <= k: never the features (check_kernel refuses them)."""
+    X, X2 = np.asarray(X, float), np.asarray(X2, float)
+    d = X.shape[-1]
+    K = np.zeros((len(X), len(X2)))
+    for a, x in enumerate(X):
+        for b, y in enumerate(X2):
+            G, H = x.T @ x, y.T @ y
+            K[a, b] = sum(G[j, k] * H[j, k] for j, k in pairs(d)) * (x[-1] @ y[-1])
+    return K
+
+
+def test_kernel_reference_is_the_features_inner_product():
+    rng = np.random.default_rng(3)
+    X, X2 = rng.normal(size=(3, 4, 3)), rng.normal(size=(2, 6, 3))
+    np.testing.assert_allclose(good_kernel(X, X2), good_features(X) @ good_features(X2).T, rtol=1e-12)
 
 
 def good_parameter_map(Theta, W):
@@ -152,7 +166,7 @@ def raw_kernel(X, X2):
 @pytest.mark.parametrize("wrong, message", [
     (raw_kernel, r"'n=5 against n=5, d=3'.*K at index"),                       # ||X X'^T||^2 <x, x'>: the d^3 kernel
     (lambda X, X2: good_kernel(X2, X), r"K has shape \(3, 4\); expected shape \(4, 3\)\. Is it transposed\?"),
-    (lambda X, X2: good_features(X[:, :1]) @ good_features(X2[:, :1]).T, r"'n=5 against n=5, d=3'"),   # first token
+    (lambda X, X2: good_kernel(X[:, :1], X2[:, :1]), r"'n=5 against n=5, d=3'"),                     # first token
     (lambda X, X2: 2 * good_kernel(X, X2), r"'n=5 against n=5, d=3'.*K at index"),
 ])
 def test_kernel_check_rejects(wrong, message):
