@@ -132,7 +132,8 @@ def test_exercises_have_solutions_difficulty_and_time(path):
     text = "\n".join(source(c) for c in load(path)["cells"] if c["cell_type"] == "markdown")
     exercises = re.findall(r"```\{exercise\}([^\n]*)\n:label: ([\w-]+)", text)
     assert len(exercises) >= 4, f"{path.name} has {len(exercises)} exercises; at least 4 are expected"
-    solutions = set(re.findall(r"```\{solution\} ([\w-]+)\n:class: dropdown", text))
+    # a solution in one block, or gated (solution-start ... solution-end around the code that runs)
+    solutions = set(re.findall(r"```\{solution(?:-start)?\} ([\w-]+)\n:class: dropdown", text))
     for title, label in exercises:
         assert re.search(r"\((★{1,3}), \d+ min\)", title), f"{label}: title needs (★.., N min): {title!r}"
         assert label in solutions, f"{label} has no dropdown solution"

@@ -39,8 +39,8 @@ from .rkhs import (
     check_second_moment,
     check_span_cover,
 )
-from .sculpt import check_fit_W, check_halfspaces, check_logit_gaps, check_min_norm_point
-from .tasks import check_accepting_lookup
+from .sculpt import check_fit_W, check_halfspaces, check_logit_gaps, check_min_norm_point, check_W_from_labels
+from .tasks import check_accepting_lookup, check_lookup_heads
 from .training import check_gradient_descent, check_linear_attention_gradient
 
 __all__ = [
@@ -64,9 +64,11 @@ __all__ = [
     "check_span_cover",
     # tasks: automata (chapter 6)
     "check_accepting_lookup",
+    "check_lookup_heads",
     # sculpt: softmax attention on the hypercube, the book's reconstruction (chapters 7-9)
     "check_logit_gaps",
     "check_min_norm_point",
+    "check_W_from_labels",
     "check_halfspaces",
     "check_fit_W",
     # lower bounds and Fourier analysis (chapters 10-11)

@@ -13,7 +13,7 @@ from ..heads import Heads
 from ..inputs import boolean_inputs
 from ._core import Case, CheckFailure, case_rng, run_check
 
-__all__ = ["check_fit_W", "check_halfspaces", "check_logit_gaps", "check_min_norm_point"]
+__all__ = ["check_fit_W", "check_halfspaces", "check_logit_gaps", "check_min_norm_point", "check_W_from_labels"]
 
 
 def check_logit_gaps(fn) -> None:
@@ -201,3 +201,55 @@ def check_min_norm_point(fn) -> None:
     run_check("check_min_norm_point", fn, cases, ["Z", "gamma"], rtol=1e-3, atol=1e-3, label="Theta",
               slip="the nearest point of the body to the origin: minimise ||Theta||_F subject to "
                    "<Theta, Z_k>_F >= gamma for every k (a small quadratic programme), not a mean of the normals.")
+
+
+def check_W_from_labels(fn) -> None:
+    """Check step 2 of the exact single-head learner: ``fn(X, Y)`` returns W of shape (d, d).
+
+    X and Y have shape (N, n, d) with n <= d, and ``Y = softmax(X Theta X^T) X W``
+    for one head with W invertible. Keep the sequences whose n tokens are linearly
+    independent; for each, ``q(X) = X^T (X X^T)^{-1} 1``; every row a of every kept
+    sequence gives the equation ``Y_a V q(X) = 1``, linear in ``V = W^{-1}``;
+    solve them by least squares and return ``W = V^{-1}``.
+
+    Examples
+    --------
+    >>> from attnlib.sculpt import learn_single_head
+    >>> check_W_from_labels(lambda X, Y: learn_single_head(X, Y).W[0])
+    check_W_from_labels: all 4 cases passed.
+    """
+    rng = case_rng(604)
+    cases = []
+    for name, N, n, d, boolean in [("Gaussian tokens, N=40, n=3, d=4 (every sequence usable)", 40, 3, 4, False),
+                                   ("Boolean, N=120, n=4, d=6 (some sequences have dependent tokens: skip them)",
+                                    120, 4, 6, True),
+                                   ("Boolean, N=200, n=4, d=4 (about two thirds dependent: skip them)", 200, 4, 4, True),
+                                   ("Gaussian tokens, N=30, n=2, d=3", 30, 2, 3, False)]:
+        Theta = 2.0 * rng.normal(size=(d, d)) / np.sqrt(d)
+        W = np.eye(d) + 0.5 * rng.normal(size=(d, d)) / np.sqrt(d)          # invertible, well conditioned
+        X = boolean_inputs(N, n, d, rng=rng) if boolean else rng.normal(size=(N, n, d))
+        Y = attention(X, Heads(Theta[None], W[None]))
+        cases.append(Case(name, (X, Y), W))
+
+    def convert(got, case):
+        where = f"check_W_from_labels: on case '{case.name}'"
+        W = case.expected
+        try:
+            G = np.asarray(got, dtype=float)
+        except (TypeError, ValueError):
+            raise CheckFailure(f"{where}, return W as an array of shape {W.shape}") from None
+        if G.shape == (1,) + W.shape:
+            G = G[0]                                                        # Heads-style (1, d, d) is fine
+        if G.shape == W.shape and np.all(np.isfinite(G)) and not np.allclose(G, W, rtol=1e-6, atol=1e-8):
+            if np.allclose(G, np.linalg.inv(W), rtol=1e-6, atol=1e-8):
+                raise CheckFailure(f"{where}, you returned V = W^-1, the solution of the row equations; "
+                                   "return its inverse W")
+            if np.allclose(G, W.T, rtol=1e-6, atol=1e-8) or np.allclose(G, np.linalg.inv(W).T, rtol=1e-6, atol=1e-8):
+                raise CheckFailure(f"{where}, your W is transposed: with V[p, r] the unknowns, row a of sequence k "
+                                   "gives the equation sum_(p, r) Y[k, a, p] V[p, r] q[k, r] = 1 (flatten Y_a q^T, "
+                                   "not q Y_a^T)")
+        return G
+
+    run_check("check_W_from_labels", fn, cases, ["X", "Y"], rtol=1e-6, atol=1e-8, convert=convert, label="W",
+              slip="skip sequences whose tokens are dependent (matrix_rank(X) < n); one equation per row a, with "
+                   "coefficients F(X)_a q(X)^T flattened like V; solve for V = W^-1, then return its inverse.")

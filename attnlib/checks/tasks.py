@@ -1,4 +1,4 @@
-"""Checks for the coding exercises on automata executed by attention (chapter 6)."""
+"""Checks for the coding exercises on automata executed by attention (chapter 6): the lookup head, and a lookup that also says accept."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import numpy as np
 from ..attention import attention
 from ._core import Case, CheckFailure, case_rng, returned_heads, run_check
 
-__all__ = ["check_accepting_lookup"]
+__all__ = ["check_accepting_lookup", "check_lookup_heads"]
 
 
 def check_accepting_lookup(fn) -> None:
@@ -93,3 +93,63 @@ def check_accepting_lookup(fn) -> None:
               sizes=lambda case: {"S*A": case.args[0].n_states * case.args[0].n_symbols},
               slip="the last output coordinate says whether the NEXT state delta(s, a) is accepting; the key "
                    "block of the output stays 0, the value block is the one-hot e_delta(s, a).")
+
+
+def check_lookup_heads(fn) -> None:
+    """Check the one-head layer that looks up a DFA transition: ``fn(S, A)``.
+
+    Return the layer (``attnlib.Heads`` or a pair ``(Theta, W)``) on tokens of
+    dimension ``d = S*A + S``: a key block (the one-hot code of a pair (s, a),
+    at coordinate ``s*A + a``) and a value block (a state). For *every* DFA with
+    S states and A symbols, a context made of the table tokens
+    ``[e_(s, a) | e_delta(s, a)]``, earlier queries, and the query
+    ``[e_(s, a) | 0]`` last must give ``[0 | e_delta(s, a)]`` at its last token
+    under linear attention.
+
+    Examples
+    --------
+    >>> from attnlib.tasks import automata as am
+    >>> check_lookup_heads(am.lookup_heads)
+    check_lookup_heads: all 4 cases passed.
+    """
+    from ..tasks.automata import DFA, random_dfa
+
+    rng = case_rng(301)
+    dfas = {"parity automaton (S=2, A=2)": DFA([[0, 1], [1, 0]]),
+            "random, S=3, A=2": random_dfa(3, 2, rng=rng),
+            "random, S=4, A=3": random_dfa(4, 3, rng=rng),
+            "one state (S=1, A=3)": DFA([[0, 0, 0]])}
+    contexts = {}
+    cases = []
+    for label, dfa in dfas.items():
+        S, A = dfa.n_states, dfa.n_symbols
+        d = S * A + S
+        T = np.zeros((S * A, d))
+        T[:, : S * A] = np.eye(S * A)
+        T[np.arange(S * A), S * A + dfa.delta.ravel()] = 1.0
+        earlier = np.zeros((3, d))                                  # three earlier queries, value block empty
+        earlier[np.arange(3), rng.integers(0, S * A, size=3)] = 1.0
+        contexts[label] = (T, earlier)
+        expected = np.zeros((S * A, d))
+        expected[np.arange(S * A), S * A + dfa.delta.ravel()] = 1.0
+        cases.append(Case(label, (S, A), expected, extra={"T": T, "earlier": earlier}))
+
+    def convert(got, case):
+        S, A = case.args
+        d = S * A + S
+        heads = returned_heads("check_lookup_heads", got, case, d)
+        T, earlier = case.extra["T"], case.extra["earlier"]
+        out = np.empty((S * A, d))
+        for p in range(S * A):
+            q = np.zeros(d)
+            q[p] = 1.0
+            out[p] = attention(np.vstack([T, earlier, q]), heads, kind="linear")[-1]
+        if np.all(np.isfinite(out)) and np.abs(out[:, : S * A]).max() > 1e-9:
+            raise CheckFailure(f"check_lookup_heads: on case '{case.name}', the key block of the output is not "
+                               "zero: W should copy only the value block (W = 0 on the key rows)")
+        return out
+
+    run_check("check_lookup_heads", fn, cases, ["S", "A"], rtol=1e-9, atol=1e-9, convert=convert,
+              label="the last output row for the query of pair (s, a), row s*A + a,",
+              slip="Theta scores the key blocks (identity there), W copies only the value block (identity there); "
+                   "the head must work for every DFA, so it holds no transition of its own.")

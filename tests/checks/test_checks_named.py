@@ -279,6 +279,32 @@ def min_norm_point(Z, gamma):
 
 
 C = checks
+
+def lookup_head(S, A, *, w="values", scale=1.0):
+    """The DFA lookup head from its definition; ``w="all"`` copies the key block too."""
+    d = S * A + S
+    Theta = np.zeros((d, d))
+    Theta[: S * A, : S * A] = np.eye(S * A)
+    W = np.eye(d) if w == "all" else np.zeros((d, d))
+    if w == "values":
+        W[S * A :, S * A :] = scale * np.eye(S)
+    return Theta[None], W[None]
+
+
+def w_from_labels(X, Y, *, skip=True, transpose=False, invert=True):
+    """Step 2 of the single-head learner, by a loop over sequences and rows."""
+    rows = []
+    for x, y in zip(X, Y, strict=True):
+        n = len(x)
+        if skip and np.linalg.matrix_rank(x) < n:
+            continue
+        q = x.T @ np.linalg.solve(x @ x.T, np.ones(n))
+        rows += [(np.outer(q, y[a]) if transpose else np.outer(y[a], q)).ravel() for a in range(n)]
+    d = X.shape[-1]
+    V = np.linalg.lstsq(np.array(rows), np.ones(len(rows)), rcond=None)[0].reshape(d, d)
+    return np.linalg.inv(V) if invert else V
+
+
 WRONG = {
     # softmax and its Jacobian
     "softmax: no maximum subtracted": (C.check_softmax, lambda S: np.exp(S) / np.exp(S).sum(-1, keepdims=True),
@@ -431,7 +457,17 @@ WRONG = {
     "lookup: W forgets the flag": (C.check_accepting_lookup, lambda dfa: lookup(dfa, flag=False),
                                    r"accepting-flag entries \(the last coordinate\) differ; the key-block entries "
                                    r"and the value-block entries match"),
+    "lookup head: W copies the keys too": (C.check_lookup_heads, lambda S, A: lookup_head(S, A, w="all"),
+                                           r"key block of the output is not zero"),
+    "lookup head: half of each value": (C.check_lookup_heads, lambda S, A: lookup_head(S, A, scale=0.5), None),
     # the book's reconstruction of sculpting
+    "W from labels: V returned, not its inverse": (C.check_W_from_labels,
+                                                  lambda X, Y: w_from_labels(X, Y, invert=False),
+                                                  r"you returned V = W\^-1"),
+    "W from labels: the equations transposed": (C.check_W_from_labels,
+                                                lambda X, Y: w_from_labels(X, Y, transpose=True), r"W is transposed"),
+    "W from labels: dependent sequences kept": (C.check_W_from_labels, lambda X, Y: w_from_labels(X, Y, skip=False),
+                                                r"LinAlgError.*skip them"),
     "gaps: Theta transposed": (C.check_logit_gaps, lambda X, Theta: gaps(X, Theta.T), r"Theta transposed"),
     "gaps: c minus b": (C.check_logit_gaps, lambda X, Theta: -logit_gaps(X, Theta), r"flipped sign"),
     "gaps: the logits, not their gaps": (C.check_logit_gaps,

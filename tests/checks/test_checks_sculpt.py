@@ -7,7 +7,7 @@ never attnlib.sculpt.
 import numpy as np
 import pytest
 
-from attnlib.checks import CheckFailure, check_fit_W, check_halfspaces, check_logit_gaps
+from attnlib.checks import CheckFailure, check_fit_W, check_halfspaces, check_logit_gaps, check_W_from_labels
 
 
 def good_gaps(X, Theta):
@@ -145,3 +145,37 @@ def test_check_min_norm_point_passes_an_independent_reference_and_fails_mistakes
     for mistake in mistakes:
         with pytest.raises(CheckFailure, match="check_min_norm_point: on case"):
             check_min_norm_point(mistake)
+
+
+# check_W_from_labels: step 2 of the exact single-head learner, from its equations
+
+
+def good_W_from_labels(X, Y, *, skip=True, transpose=False, invert=True):
+    rows = []
+    for x, y in zip(X, Y, strict=True):
+        n = len(x)
+        if skip and np.linalg.matrix_rank(x) < n:
+            continue
+        q = x.T @ np.linalg.solve(x @ x.T, np.ones(n))             # q(X) = X^T (X X^T)^{-1} 1
+        for a in range(n):
+            M = np.outer(q, y[a]) if transpose else np.outer(y[a], q)
+            rows.append(M.ravel())
+    d = X.shape[-1]
+    V = np.linalg.lstsq(np.array(rows), np.ones(len(rows)), rcond=None)[0].reshape(d, d)
+    return np.linalg.inv(V) if invert else V
+
+
+def test_W_from_labels_reference_passes(capsys):
+    check_W_from_labels(good_W_from_labels)
+    assert capsys.readouterr().out == "check_W_from_labels: all 4 cases passed.\n"
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (lambda X, Y: good_W_from_labels(X, Y, invert=False), r"you returned V = W\^-1"),
+    (lambda X, Y: good_W_from_labels(X, Y, transpose=True), r"your W is transposed"),
+    (lambda X, Y: good_W_from_labels(X, Y, skip=False), r"raised LinAlgError.*skip them"),
+    (lambda X, Y: good_W_from_labels(X, Y)[:2], r"W has shape \(2, 4\); expected shape \(4, 4\)"),
+])
+def test_W_from_labels_check_rejects(wrong, message):
+    with pytest.raises(CheckFailure, match=r"check_W_from_labels: .*" + message):
+        check_W_from_labels(wrong)

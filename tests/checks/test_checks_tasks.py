@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from attnlib.checks import CheckFailure, check_accepting_lookup
+from attnlib.checks import CheckFailure, check_accepting_lookup, check_lookup_heads
 
 
 def build(dfa, *, accept_of=None, value_rows=None, key_order="sa"):
@@ -44,3 +44,43 @@ def test_reference_passes(capsys):
 def test_check_rejects(wrong, message):
     with pytest.raises(CheckFailure, match=r"check_accepting_lookup: .*" + message):
         check_accepting_lookup(wrong)
+
+
+# check_lookup_heads: the one-head transition lookup, built from the definition
+
+
+def lookup(S, A, *, theta="keys", w="values"):
+    d = S * A + S
+    Theta = np.zeros((d, d))
+    if theta == "keys":
+        Theta[: S * A, : S * A] = np.eye(S * A)
+    elif theta == "all":                                             # also right: queries have an empty value block
+        Theta = np.eye(d)
+    elif theta == "values":
+        Theta[S * A :, S * A :] = np.eye(S)
+    W = np.zeros((d, d))
+    if w == "values":
+        W[S * A :, S * A :] = np.eye(S)
+    elif w == "all":
+        W = np.eye(d)
+    elif w == "half":
+        W[S * A :, S * A :] = 0.5 * np.eye(S)
+    return Theta[None], W[None]
+
+
+def test_lookup_reference_and_a_correct_variant_pass(capsys):
+    check_lookup_heads(lookup)
+    check_lookup_heads(lambda S, A: lookup(S, A, theta="all"))
+    assert capsys.readouterr().out == "check_lookup_heads: all 4 cases passed.\n" * 2
+
+
+@pytest.mark.parametrize("wrong, message", [
+    (lambda S, A: lookup(S, A, w="all"), r"'parity automaton \(S=2, A=2\)', the key block of the output is not zero"),  # keys copied
+    (lambda S, A: lookup(S, A, theta="values"), r"'parity automaton \(S=2, A=2\)'"),                  # matches values
+    (lambda S, A: lookup(S, A, w="half"), r"'parity automaton \(S=2, A=2\)'"),                         # a factor 1/2
+    (lambda S, A: lookup(S + 1, A), r"must both have shape \(m, 6, 6\)"),                             # d wrong
+    (lambda S, A: "heads", r"return attnlib.Heads or a pair"),
+])
+def test_lookup_check_rejects(wrong, message):
+    with pytest.raises(CheckFailure, match=r"check_lookup_heads: .*" + message):
+        check_lookup_heads(wrong)
