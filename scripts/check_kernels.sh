@@ -8,7 +8,8 @@
 # Every printed output (nbval) and every test must survive that. OPENBLAS_CORETYPE forces a kernel:
 # unset (what this CPU picks), Haswell (AVX2), SkylakeX (AVX-512) and Sandybridge (AVX). A kernel
 # this CPU cannot run is skipped and said so. This is a developer's check: CI runs the machine as it
-# is, so never put OPENBLAS_CORETYPE into .ci/run or the tests. Logs go to _build/kernels/ (or $KERNEL_LOGS).
+# is, so never put OPENBLAS_CORETYPE into .ci/run or the tests. Then every chapter checked is run a
+# second time in the same kernel, cell by cell (scripts/rerun_cells.py). Logs go to _build/kernels/ (or $KERNEL_LOGS).
 set -uo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -68,5 +69,17 @@ printf '%-12s %-8s %-9s %s\n' "kernel" "failures" "openblas" "pytest summary"
 for row in "${rows[@]}"; do echo "$row"; done
 if [[ -s "$logs/failures.txt" ]]; then
   echo; echo "failures (full logs in $logs/):"; cat "$logs/failures.txt"; rm -f "$logs/failures.txt"
+fi
+
+# Every cell of the chapters checked runs again after the chapter ran (a reader goes back):
+# scripts/rerun_cells.py, once, on this CPU's own kernel (the README's command does not: it doubles
+# the chapters' time).
+chapters=()
+if [[ $# -eq 0 ]]; then chapters=(book/ch[0-9][0-9]_*.ipynb); else
+  for path in "$@"; do [[ "$path" == book/ch*.ipynb ]] && chapters+=("$path"); done
+fi
+if [[ ${#chapters[@]} -gt 0 ]]; then
+  echo
+  env -u OPENBLAS_CORETYPE python scripts/rerun_cells.py "${chapters[@]}" || status=1
 fi
 exit $status

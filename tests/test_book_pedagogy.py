@@ -1,0 +1,150 @@
+"""How a page teaches, held mechanically (issues 37 and 38): scripts/pedagogy.py's rules on every
+chapter, each rule shown to catch what it guards on a small notebook, and the chapter map current."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+import chapter_map  # noqa: E402
+import pedagogy  # noqa: E402
+
+
+@pytest.mark.parametrize("path", pedagogy.CHAPTERS, ids=[p.stem for p in pedagogy.CHAPTERS])
+def test_every_chapter_keeps_the_rules(path):
+    page = pedagogy.walk(path)
+    assert page.problems == [], "\n".join(page.problems)
+
+
+def test_the_chapter_map_is_current_and_points_forward():
+    assert chapter_map.recorded() == chapter_map.describe(chapter_map.edges()), (
+        "python scripts/chapter_map.py --write")
+    order = [stem for _, stems in chapter_map.parts() for stem in stems]
+    assert all(order.index(a) < order.index(b) for a, b in chapter_map.edges())
+    needing = {b for _, b in chapter_map.edges()}
+    assert needing == set(order[1:]), "every chapter after the first needs an earlier one"
+
+
+# --- each rule on a small notebook of its own ------------------------------------------------
+
+FIRST = """# A chapter
+
+```{admonition} What you will learn
+:class: tip
+Plain words.
+```
+
+```{admonition} Before you start
+:class: note
+**Needs:** {doc}`ch01_attention` (heads).
+STUDY
+```
+
+```{admonition} Symbols in this chapter
+:class: dropdown
+| Symbol | Meaning |
+|---|---|
+| $d$ | the width; indices count from 1 |
+```
+"""
+
+
+def md(text):
+    return {"cell_type": "markdown", "metadata": {}, "source": text}
+
+
+def code(text, *tags):
+    return {"cell_type": "code", "metadata": {"tags": list(tags)}, "source": text, "outputs": [],
+            "execution_count": None}
+
+
+def good_cells():
+    return [
+        md(FIRST),
+        code("import numpy as np\nrng = np.random.default_rng(0)", "hide-input"),
+        md("## A section\n\nSome words.\n\n```{exercise} Build it (★★, 10 min)\n:label: ex-x-build\n\n"
+           "*Coding.* Write it.\n```"),
+        code("def my_it():\n    raise NotImplementedError", "skip-execution", "nbval-skip"),
+        md("```{admonition} Hint\n:class: hint dropdown\n\nLook.\n```\n\n"
+           "```{solution-start} ex-x-build\n:class: dropdown\n```"),
+        code("sol_rng = np.random.default_rng(1)\nmy_it = sol_rng.normal()"),
+        md("```{solution-end}\n```\n\n```{admonition} Key idea\n:class: tip\nOne sentence.\n```"),
+        code("x = rng.normal()"),
+        md("## Summary\n\n- It.\n\n## Check yourself\n\n" + "".join(
+            f"**{i}.** Why?\n\n```{{admonition}} Answer\n:class: dropdown\n\nBecause.\n```\n\n" for i in (1, 2, 3))),
+        md("## Exercises\n\n```{exercise} Prove it (★★★, 30 min)\n:label: ex-x-prove\n\n*Pen and paper.* Go.\n```\n\n"
+           "```{admonition} Hint\n:class: hint dropdown\n\nThink.\n```\n\n```{solution} ex-x-prove\n:class: dropdown\n\nDone.\n```"),
+    ]
+
+
+def problems(tmp_path, cells, study=True):
+    path = tmp_path / "ch99_x.ipynb"
+    nb = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path.write_text(json.dumps(nb))
+    if study:
+        line = pedagogy.walk(path).study_line() if "STUDY" in cells[0]["source"] else None
+        if line:
+            cells[0] = md(cells[0]["source"].replace("STUDY", line))
+            path.write_text(json.dumps(nb))
+    return pedagogy.walk(path).problems
+
+
+def test_a_page_that_keeps_every_rule_has_no_problems(tmp_path):
+    assert problems(tmp_path, good_cells()) == []
+
+
+def edit(index, old, new):
+    def change(cells):
+        cells[index] = {**cells[index], "source": cells[index]["source"].replace(old, new)}
+        return cells
+    return change
+
+
+BROKEN = {
+    "core path of": lambda c: c[:2] + [md("## Long\n\n" + "word " * 3001 + "\n```{admonition} Key idea\n"
+                                            ":class: tip\nOne.\n```")] + c[2:],
+    "words on the core path": lambda c: c[:2] + [md("## Long\n\n" + "word " * 401)] + c[2:],
+    "no 'Symbols in this chapter' box": edit(0, "Symbols in this chapter", "Notation"),
+    "has no **Needs:** line": edit(0, "**Needs:**", "Needs"),
+    "study time is not current": edit(0, "STUDY", "**Study time:** about 9 hours: reading 1 min, the code 1 min, "
+                                                  "the exercises 1 min."),
+    "does not end with a Key idea box": edit(6, "Key idea", "Note"),
+    "'Check yourself' has 2 folded answers": edit(8, "**3.** Why?\n\n```{admonition} Answer", "**3.** Why?\n\n```{admonition} Note"),
+    "no folded hint before its solution": edit(9, "{admonition} Hint", "{admonition} Note"),
+    "a hint that is not folded": edit(4, ":class: hint dropdown", ":class: hint"),
+    "a solution with code that does not run": edit(9, "Done.", "    print(42)"),
+    "no exercise at the point of use": lambda c: c[:3] + [code("def my_it():\n    pass", "nbval-skip")] + c[4:],
+    "rebinds what the chapter imported: np": lambda c: c + [code("np = 3")],
+    "removed from the page but defines": lambda c: [c[0], {**c[1], "metadata": {"tags": ["remove-input"]}}] + c[2:],
+    "(a solution) uses the chapter's rng": edit(5, "sol_rng = np.random.default_rng(1)\nmy_it = sol_rng", "my_it = rng"),
+    "(a solution) defines what a later cell uses": lambda c: c + [code("print(sol_rng)")],
+}
+
+
+@pytest.mark.parametrize("words", list(BROKEN))
+def test_each_rule_catches_what_it_guards(tmp_path, words):
+    found = problems(tmp_path, BROKEN[words](good_cells()))
+    assert any(words in p for p in found), found
+
+
+def test_a_cell_that_fails_when_run_again_is_named(tmp_path):
+    """scripts/rerun_cells.py (run by scripts/check_kernels.sh on the chapters) on a small notebook:
+    a later cell rebinds an imported name, so the earlier cell that calls it fails the second time."""
+    import nbformat
+
+    import rerun_cells
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("from math import sqrt", metadata={"tags": ["hide-input"]}),
+                nbformat.v4.new_code_cell("root = sqrt(4.0)"),
+                nbformat.v4.new_code_cell("sqrt = root")]
+    path = tmp_path / "twice.ipynb"
+    nbformat.write(nb, path)
+    failures = rerun_cells.rerun(path)
+    assert len(failures) == 1 and "code cell 1" in failures[0] and "TypeError" in failures[0]
+    nb.cells[2].source = "side = root"
+    nbformat.write(nb, path)
+    assert rerun_cells.rerun(path) == []
