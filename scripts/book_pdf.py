@@ -8,7 +8,7 @@
 Both run ``jupyter-book build <source> --builder pdflatex``: Sphinx's LaTeX writer with
 sphinx-jupyterbook-latex, typeset by XeLaTeX through latexmk (the configuration is the
 ``latex:`` block and the ``latex_*`` settings of ``_config.yml``). Notebooks are not executed
-again: ``execute_notebooks: cache`` reuses the jupyter cache of the HTML build in the same
+again: the full edition reuses the jupyter cache of the HTML build (``execute_notebooks: cache``) in the same
 output folder. The PDF is then copied next to the HTML edition (``_build/html`` or
 ``_build/student/_build/html``) under ``book_pdf_name``, where the download menu links it.
 

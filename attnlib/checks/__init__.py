@@ -3,8 +3,11 @@
 Each check takes *your* function, runs it against the reference implementation on
 random and edge-case inputs, and either prints one line saying that every case
 passed, or raises :class:`CheckFailure` saying which input failed, what was
-expected and what was received, or which shape was wrong. It never shows the
-reference code.
+expected and what was received, or which shape was wrong. Where the pattern of
+the error is plain, the message also names the kind of mistake (a factor 1/n, a
+flipped sign, a transpose, the pair rows, normalised along the wrong axis, a
+known slip of that exercise), and it ends with the exercise's most common slip.
+It never shows the reference code.
 
 >>> from attnlib.checks import check_softmax
 >>> def my_softmax(S):
@@ -27,12 +30,14 @@ from .lower_bounds import (
     check_weight_by_degree,
 )
 from .rkhs import (
+    check_certificate,
     check_cubic_features,
     check_fit_coefficients,
     check_heads_from_coef,
     check_kernel,
     check_parameter_map,
     check_second_moment,
+    check_span_cover,
 )
 from .sculpt import check_fit_W, check_halfspaces, check_logit_gaps
 from .tasks import check_accepting_lookup
@@ -55,6 +60,8 @@ __all__ = [
     "check_heads_from_coef",
     "check_fit_coefficients",
     "check_second_moment",
+    "check_certificate",
+    "check_span_cover",
     # tasks: automata (chapter 6)
     "check_accepting_lookup",
     # sculpt: softmax attention on the hypercube, the book's reconstruction (chapters 7-9)

@@ -8,8 +8,11 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
+
+from ._diagnose import Clues, diagnose
 
 #: Seconds one case may take before the check gives up on the learner's function.
 CASE_TIMEOUT = 10.0
@@ -23,6 +26,11 @@ _said_no_time_limit = False
 
 class CheckFailure(AssertionError):
     """A learner's function disagreed with the reference on some input."""
+
+
+class Refused(CheckFailure):
+    """Raised from inside a learner's function by a check's guard (a forbidden shortcut): passed on
+    as it is, not reported as an exception of the learner's code."""
 
 
 @dataclass(frozen=True)
@@ -123,7 +131,10 @@ def _say_no_time_limit() -> None:
 
 
 def _compare_one(check: str, case: Case, label: str, got, expected: np.ndarray, rtol: float, atol: float, inputs: str,
-                 order_hint: str | None = None):
+                 order_hint: str | None = None, clues: Clues | Callable | None = None, slip: str | None = None):
+    """Compare one output; on a mismatch raise :class:`CheckFailure` naming the entry furthest off, the
+    share that differ, and what :func:`diagnose` can tell (``clues``, or a function returning them,
+    called only then)."""
     where = f"{check}: on case '{case.name}' ({inputs})"
     if got is None:
         raise CheckFailure(f"{where}, your function returned None for {label}. Did you forget a return statement?")
@@ -137,20 +148,25 @@ def _compare_one(check: str, case: Case, label: str, got, expected: np.ndarray, 
         got = raw.astype(float)
     except (TypeError, ValueError):
         raise CheckFailure(f"{where}, {label} is a {type(got).__name__}, not an array of numbers") from None
+    slip_line = f" Common slip: {slip}" if slip else ""
     if got.shape != expected.shape:
+        clues = _resolve(clues)
         hint = ""
         if got.shape == expected.shape[::-1]:
             hint = " Is it transposed?"
         elif got.size == expected.size:
             hint = " Same number of entries: check the order of your axes."
-        raise CheckFailure(f"{where}, {label} has shape {got.shape}; expected shape {expected.shape}.{hint}")
+        known = [f" Your {label} equals {what}." for what, v in (clues.variants.items() if clues else ())
+                 if v is not None and np.shape(v) == got.shape and np.allclose(got, v, rtol=10 * rtol, atol=10 * atol)]
+        raise CheckFailure(f"{where}, {label} has shape {got.shape}; expected shape {expected.shape}.{hint}"
+                           f"{''.join(known[:1])}{slip_line}")
     finite = np.isfinite(expected)
     bad = finite & ~np.isfinite(got)
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
         raise CheckFailure(
             f"{where}, {label} has {got[idx]} at index {idx}; expected {expected[idx]:.6g}. "
-            "Look for overflow in exp or a division by zero."
+            f"Look for overflow in exp or a division by zero.{slip_line}"
         )
     err = np.abs(got - expected)
     tol = atol + rtol * np.abs(expected)
@@ -171,15 +187,46 @@ def _compare_one(check: str, case: Case, label: str, got, expected: np.ndarray, 
         if raw_dtype is not None and np.dtype(raw_dtype).kind == "f" and np.dtype(raw_dtype).itemsize < 8:
             precision = (f" Your answer is {np.dtype(raw_dtype)}, which holds about "
                          f"{np.finfo(raw_dtype).precision} digits; compute in float64.")
+        named = "" if hint or precision else " ".join([""] + diagnose(
+            got, expected, wrong & finite, rtol=rtol, atol=atol, clues=_resolve(clues), label=label))
         raise CheckFailure(
-            f"{where}, {label} at index {idx} is {shown_got}; expected {shown_expected} ({share}).{hint}{precision}"
+            f"{where}, {label} at index {idx} is {shown_got}; expected {shown_expected} ({share})."
+            f"{hint}{precision}{named}{slip_line}"
         )
+
+
+def _resolve(clues) -> Clues | None:
+    """The clues, computed now if given as a function; a clue that fails to compute is dropped, so that
+    the detectors can never break a check."""
+    if not callable(clues):
+        return clues
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return clues()
+    except Exception:
+        return None
+
+
+def _clues_for(case: Case, index: int | None, label: str, sizes, groups, axes, variants) -> Clues:
+    """The :class:`Clues` of one output (``index`` into a tuple of outputs, or None for a single one)."""
+    known = dict(variants(case)) if variants else {}
+    known = {what: (v[index] if index is not None and isinstance(v, tuple) else v) for what, v in known.items()}
+    if index is not None:  # two outputs of one shape returned in the wrong order
+        for j, (other, name) in enumerate(zip(case.expected, case.names, strict=True)):
+            if j != index:
+                known[f"the expected {name}: are your outputs in the wrong order?"] = other
+    return Clues(sizes=dict(sizes(case)) if sizes else {},
+                 groups=tuple(groups(case, label)) if groups else (),
+                 axes=tuple(axes(case, label) if callable(axes) else axes or ()),
+                 variants=known)
 
 
 def run_check(check: str, fn: Callable, cases: Sequence[Case], arg_names: Sequence[str], *,
               rtol: float = 1e-7, atol: float = 1e-9, convert: Callable | None = None,
               label: str = "the output", order_hint: str | None = None,
-              timeout: float | None = None) -> None:
+              timeout: float | None = None, slip: str | None = None, sizes: Callable | None = None,
+              groups: Callable | None = None, axes=None, variants: Callable | None = None) -> None:
     """Run ``fn`` on every case; print one line if all agree, else raise :class:`CheckFailure`.
 
     ``convert(got, case)``, if given, turns what the learner's function returned
@@ -190,6 +237,14 @@ def run_check(check: str, fn: Callable, cases: Sequence[Case], arg_names: Sequen
     Each case may take at most ``timeout`` seconds (default ``CASE_TIMEOUT``,
     read at call time; see ``call_with_timeout``);
     a function that loops forever fails the check instead of hanging it.
+
+    When a comparison fails, :func:`attnlib.checks._diagnose.diagnose` names the kind of
+    mistake where the pattern is plain, helped by what the check knows: ``sizes(case)``, the
+    sizes the case reveals (``{"n": 4, "d": 3}``), to name a constant factor;
+    ``groups(case, label)``, named index groups along an axis; ``axes``, the names of the
+    output's axes (a tuple, or ``axes(case, label)``); ``variants(case)``, a dict from the
+    description of a known slip to what it returns (an array, or a tuple like the outputs).
+    ``slip``, one line on the check's most common slip, ends every failed comparison's message.
     """
     if not callable(fn):
         raise TypeError(f"{check} takes your function fn; received {type(fn).__name__}")
@@ -200,6 +255,8 @@ def run_check(check: str, fn: Callable, cases: Sequence[Case], arg_names: Sequen
         try:
             with np.errstate(all="ignore"):
                 got = call_with_timeout(fn, args, case.kwargs, timeout)
+        except Refused:
+            raise
         except CaseTimeout as err:
             detail = f" ({err})" if str(err) else ""
             raise CheckFailure(
@@ -236,10 +293,12 @@ def run_check(check: str, fn: Callable, cases: Sequence[Case], arg_names: Sequen
                     f"({', '.join(case.names)}); received {type(got).__name__}"
                     + (f" of length {len(got)}" if isinstance(got, (tuple, list)) else "")
                 )
-            for g, e, name in zip(got, case.expected, case.names, strict=True):
-                _compare_one(check, case, name, g, e, rtol, atol, inputs, order_hint)
+            for i, (g, e, name) in enumerate(zip(got, case.expected, case.names, strict=True)):
+                _compare_one(check, case, name, g, e, rtol, atol, inputs, order_hint,
+                             partial(_clues_for, case, i, name, sizes, groups, axes, variants), slip)
         else:
-            _compare_one(check, case, label, got, case.expected, rtol, atol, inputs, order_hint)
+            _compare_one(check, case, label, got, case.expected, rtol, atol, inputs, order_hint,
+                         partial(_clues_for, case, None, label, sizes, groups, axes, variants), slip)
     print(f"{check}: all {len(cases)} cases passed.")
 
 

@@ -31,7 +31,10 @@ def check_softmax(fn) -> None:
         "masked entries (-inf)": np.array([[0.0, -np.inf, 1.0], [-np.inf, 2.0, -np.inf]]),
     }
     cases = [Case(name, (S,), softmax(S)) for name, S in inputs.items()]
-    run_check("check_softmax", fn, cases, ["S"], rtol=1e-9, atol=1e-12)
+    run_check("check_softmax", fn, cases, ["S"], rtol=1e-9, atol=1e-12,
+              sizes=lambda case: {"n": case.args[0].shape[-1]},
+              slip="subtract each row's maximum before exp (a row of -inf needs a guard), then divide by "
+                   "the row's sum, both along the last axis.")
 
 
 def check_attention_head(fn) -> None:
@@ -53,7 +56,22 @@ def check_attention_head(fn) -> None:
         d = X.shape[1]
         Theta, W = scale * rng.normal(size=(d, d)) / d, rng.normal(size=(d, d))
         cases.append(Case(name, (X, Theta, W), attention(X, Heads(Theta, W))))
-    run_check("check_attention_head", fn, cases, ["X", "Theta", "W"], rtol=1e-8, atol=1e-10)
+
+    def variants(case):
+        X, Theta, W = case.args
+        S = X @ Theta @ X.T
+        return {"the head with Theta transposed (scores x_b^T Theta x_a)": softmax(S.T) @ X @ W,
+                "the head with the attention matrix A transposed (A^T X W)": softmax(S).T @ X @ W,
+                "the head with the softmax taken down the columns instead of along the rows": softmax(S.T).T @ X @ W,
+                "the head with Theta and W swapped": softmax(X @ W @ X.T) @ X @ Theta,
+                "A X, without the projection W": softmax(S) @ X,
+                "X Theta X^T X W, without the softmax": S @ X @ W,
+                "the head with scores scaled by 1/sqrt(d)": softmax(S / np.sqrt(X.shape[1])) @ X @ W}
+
+    run_check("check_attention_head", fn, cases, ["X", "Theta", "W"], rtol=1e-8, atol=1e-10, variants=variants,
+              sizes=lambda case: dict(zip("nd", case.args[0].shape, strict=True)), axes=("token", "coordinate"),
+              slip="A = softmax(X Theta X^T) row by row, output A X W; Theta is fused (it stands for the "
+                   "product of query and key matrices), so there is no 1/sqrt(d).")
 
 
 def check_linear_attention(fn) -> None:
@@ -72,7 +90,19 @@ def check_linear_attention(fn) -> None:
         X = rng.normal(size=(N, n, d))
         Theta, W = rng.normal(size=(m, d, d)), rng.normal(size=(m, d, d))
         cases.append(Case(name, (X, Theta, W), attention(X, Heads(Theta, W), kind="linear")))
-    run_check("check_linear_attention", fn, cases, ["X", "Theta", "W"], rtol=1e-8, atol=1e-9)
+
+    def variants(case):
+        X, Theta, W = case.args
+        return {"the layer with every Theta_i transposed": attention(X, Heads(Theta.swapaxes(1, 2), W), kind="linear"),
+                "the layer with every W_i transposed": attention(X, Heads(Theta, W.swapaxes(1, 2)), kind="linear"),
+                "the layer with Theta and W swapped": attention(X, Heads(W, Theta), kind="linear"),
+                "the causal layer (prefix sums): this check wants every token attending to all n":
+                    attention(X, Heads(Theta, W), kind="linear", causal=True)}
+
+    run_check("check_linear_attention", fn, cases, ["X", "Theta", "W"], rtol=1e-8, atol=1e-9, variants=variants,
+              sizes=lambda case: {**dict(zip("Nnd", case.args[0].shape, strict=True)), "m": case.args[1].shape[0]},
+              axes=("example", "token", "coordinate"),
+              slip="F = sum over heads i (not a mean) of X Theta_i X^T X W_i: no softmax, no 1/n, no mask.")
 
 
 def check_softmax_jacobian(fn) -> None:
@@ -102,4 +132,14 @@ def check_softmax_jacobian(fn) -> None:
     for name, s in inputs.items():
         p = softmax(s)
         cases.append(Case(name, (s,), np.diag(p) - np.outer(p, p)))
-    run_check("check_softmax_jacobian", fn, cases, ["s"], rtol=1e-8, atol=1e-12)
+
+    def variants(case):
+        s = case.args[0]
+        p = softmax(s)
+        return {"diag(p) alone: the term -p p^T is missing": np.diag(p),
+                "diag(p (1 - p)) alone: the off-diagonal entries -p_b p_c are missing": np.diag(p * (1 - p)),
+                "the formula applied to the logits s instead of p = softmax(s)": np.diag(s) - np.outer(s, s)}
+
+    run_check("check_softmax_jacobian", fn, cases, ["s"], rtol=1e-8, atol=1e-12, variants=variants,
+              sizes=lambda case: {"n": case.args[0].size},
+              slip="J = diag(p) - p p^T with p = softmax(s), computed stably (subtract the maximum).")

@@ -16,6 +16,10 @@ from ._core import Case, CheckFailure, case_rng, returned_heads, run_check
 __all__ = ["check_parity_coefficients", "check_parity_learner", "check_walsh_hadamard", "check_weight_by_degree"]
 
 
+def _sigmoid(z):
+    return 0.5 * (1.0 + np.tanh(0.5 * z))
+
+
 def _lb():
     from .. import lower_bounds  # lazily: scipy is imported on first use
 
@@ -44,7 +48,27 @@ def check_parity_coefficients(fn) -> None:
     for label, betas in specs.items():
         betas = np.asarray(betas, dtype=float)
         cases.append(Case(label, (betas,), lb.parity_coefficients(len(betas) - 1, betas=betas)))
-    run_check("check_parity_coefficients", fn, cases, ["betas"], rtol=1e-7, atol=1e-8, label="c")
+
+    def variants(case):
+        betas = case.args[0]
+        j = np.arange(len(betas), dtype=float)
+        sign = (-1.0) ** j
+        found = {}
+        for what, M in [("the solution of the transposed system (M[i, j] instead of M[j, i] = sigmoid(2 beta_i j))",
+                         _sigmoid(2 * np.outer(j, betas)).T),
+                        ("the solution with sigmoid(beta_i j), without the factor 2", _sigmoid(np.outer(j, betas))),
+                        ("the solution with j = 1, ..., s + 1 instead of j = 0, ..., s",
+                         _sigmoid(2 * np.outer(j + 1, betas)))]:
+            try:
+                found[what] = np.linalg.solve(M, sign)
+            except np.linalg.LinAlgError:
+                pass
+        return found
+
+    run_check("check_parity_coefficients", fn, cases, ["betas"], rtol=1e-7, atol=1e-8, label="c", variants=variants,
+              sizes=lambda case: {"s + 1": len(case.args[0])}, axes=("head",),
+              slip="row j = 0, ..., s of the system reads sum_i c_i sigmoid(2 beta_i j) = (-1)**j: "
+                   "M[j, i] = sigmoid(2 beta_i j), then c = solve(M, (-1)**j).")
 
 
 def check_parity_learner(fn) -> None:
@@ -65,9 +89,11 @@ def check_parity_learner(fn) -> None:
     ...     check_parity_learner(guess_nothing)
     ... except CheckFailure as failure:
     ...     print(failure)
-    check_parity_learner: on case 'd=6, s=1' (X of shape (200, 2, 6), Y of shape (200, 2, 6)),
-    the output of your layer on held-out inputs at index (0, 0, 0) is 0; expected 4
-    (752 of 6000 entries differ).
+    check_parity_learner: on case 'd=6, s=1' (X of shape (200, 2, 6), Y of shape (200, 2, 6)), the output of
+    your layer on held-out inputs at index (0, 0, 0) is 0; expected 4 (752 of 6000 entries differ). Only the
+    first coordinate (0) differs; the other 5 are right. Common slip: head i of the family is Theta_i =
+    beta_i diag(1_S), W_i = c_i e_r e_0^T with r = d - 1 (it reads coordinate r of the attended token and
+    writes output coordinate 0); find S from the data, keep the default scales.
     """
     from ..inputs import boolean_inputs
 
@@ -86,7 +112,10 @@ def check_parity_learner(fn) -> None:
         return attention(case.extra["X_test"], returned_heads("check_parity_learner", got, case, d))
 
     run_check("check_parity_learner", fn, cases, ["X", "Y"], rtol=1e-6, atol=1e-6, convert=convert,
-              label="the output of your layer on held-out inputs")
+              label="the output of your layer on held-out inputs", axes=("example", "token", "coordinate"),
+              slip="head i of the family is Theta_i = beta_i diag(1_S), W_i = c_i e_r e_0^T with r = d - 1 "
+                   "(it reads coordinate r of the attended token and writes output coordinate 0); find S from the "
+                   "data, keep the default scales.")
 
 
 # --- Fourier analysis on the hypercube ---------------------------------------------------------
@@ -129,6 +158,11 @@ def check_walsh_hadamard(fn) -> None:
 
     cases = [Case(name, (v,), walsh_hadamard(v)) for name, v in _cube_functions()]
 
+    def variants(case):
+        c = case.expected
+        degree = np.array([bin(t).count("1") for t in range(c.size)])
+        return {"the coefficients of the opposite convention (x_k = +1 when bit k is set)": c * (-1.0) ** degree}
+
     def convert(got, case):
         size = case.args[0].size
         try:
@@ -142,7 +176,10 @@ def check_walsh_hadamard(fn) -> None:
         return got
 
     run_check("check_walsh_hadamard", fn, cases, ["values"], rtol=1e-9, atol=1e-12, convert=convert,
-              label="the coefficients", order_hint=_ORDER)
+              label="the coefficients", order_hint=_ORDER, variants=variants,
+              sizes=lambda case: {"2**K": case.args[0].size, "K": case.args[0].size.bit_length() - 1},
+              slip="coefficients[T] = the mean over the 2**K inputs of f(x) chi_T(x), with chi_T the product of "
+                   "the x_k whose bit k is set in T, and x_k = -1 exactly when bit k of the input's index is set.")
 
 
 def check_weight_by_degree(fn) -> None:
@@ -161,8 +198,10 @@ def check_weight_by_degree(fn) -> None:
     ...     check_weight_by_degree(forgot_squares)
     ... except CheckFailure as failure:
     ...     print(failure)
-    check_weight_by_degree: on case 'x_0 x_1 + 0.5 on K=3 variables' (values of shape (8,)),
-    w at index (0,) is 0.5; expected 0.25 (1 of 4 entries differ).
+    check_weight_by_degree: on case 'x_0 x_1 + 0.5 on K=3 variables' (values of shape (8,)), w at index (0,)
+    is 0.5; expected 0.25 (1 of 4 entries differ). Your w equals the coefficients summed by degree without
+    squaring them. Common slip: square each coefficient (a mean over the cube, not a sum) and add the
+    squares by degree |T|, D = 0, ..., K; the entries sum to E[f^2].
     """
     from ..lower_bounds.fourier import walsh_hadamard
 
@@ -171,5 +210,19 @@ def check_weight_by_degree(fn) -> None:
         c = walsh_hadamard(v)
         K = v.size.bit_length() - 1
         degrees = np.array([bin(t).count("1") for t in range(v.size)])
-        cases.append(Case(name, (v,), np.bincount(degrees, weights=c**2, minlength=K + 1)))
-    run_check("check_weight_by_degree", fn, cases, ["values"], rtol=1e-9, atol=1e-12, label="w")
+        cases.append(Case(name, (v,), np.bincount(degrees, weights=c**2, minlength=K + 1), extra={"c": c}))
+
+    def variants(case):
+        c, w = case.extra["c"], case.expected
+        degrees = np.array([bin(t).count("1") for t in range(c.size)])
+        return {"the coefficients summed by degree without squaring them": np.bincount(degrees, weights=c,
+                                                                                    minlength=w.size),
+                "the absolute coefficients summed by degree: square them": np.bincount(degrees, weights=np.abs(c),
+                                                                                      minlength=w.size),
+                "the weights in reverse order: w[D] belongs to degree D, from 0 to K": w[::-1],
+                "the number of monomials of each degree, not their weight": np.bincount(degrees, minlength=w.size)}
+
+    run_check("check_weight_by_degree", fn, cases, ["values"], rtol=1e-9, atol=1e-12, label="w", variants=variants,
+              sizes=lambda case: {"2**K": case.args[0].size, "4**K": case.args[0].size ** 2}, axes=("degree",),
+              slip="square each coefficient (a mean over the cube, not a sum) and add the squares by degree |T|, "
+                   "D = 0, ..., K; the entries sum to E[f^2].")

@@ -1,7 +1,7 @@
 """Predict, then run: say how close a learner's prediction was to what the run gives.
 
 A predict-then-run exercise asks for ``prediction = ...`` before the code runs; the run cell
-ends with :func:`compare_prediction`, which prints one line per predicted value. It never
+ends with :func:`compare_prediction`, which prints what was predicted and what the run gives, and a verdict, for each value. It never
 raises on a wrong prediction (a prediction is not an answer to grade), only on a prediction of
 the wrong kind.
 """
@@ -48,25 +48,28 @@ def _number(x: float) -> str:
     return f"{x:.4g}"
 
 
-def _one(predicted, actual) -> str:
-    if isinstance(actual, str) or isinstance(predicted, str):
-        same = str(predicted).strip().lower() == str(actual).strip().lower()
-        return f"you predicted {predicted!r}, the run gives {actual!r}: " + ("right." if same else "not this time.")
-    if isinstance(actual, bool) or isinstance(predicted, bool):
-        same = bool(predicted) == bool(actual)
-        return f"you predicted {predicted}, the run gives {actual}: " + ("right." if same else "not this time.")
+def _one(predicted, actual) -> tuple[str, str]:
+    """(what was predicted and what the run gives, the verdict)."""
+    if isinstance(actual, (str, bool)) or isinstance(predicted, (str, bool)):
+        if isinstance(actual, str) or isinstance(predicted, str):
+            same = str(predicted).strip().lower() == str(actual).strip().lower()
+            said = f"you predicted {predicted!r}, the run gives {actual!r}"
+        else:
+            same = bool(predicted) == bool(actual)
+            said = f"you predicted {predicted}, the run gives {actual}"
+        return said, "right." if same else "not this time."
     said = f"you predicted {_number(predicted)}, the run gives {_number(actual)}"
     scale = max(abs(predicted), abs(actual))
     if abs(predicted - actual) <= CLOSE * scale:
-        return said + ": exactly right."
+        return said, "exactly right."
     off = f"off by {_number(abs(predicted - actual))}"
     if actual != 0 and predicted != 0 and np.sign(actual) == np.sign(predicted):
         ratio = actual / predicted
-        off += (f" (the run is {_number(ratio)} times your value)" if ratio >= 1
-                else f" (the run is 1/{_number(1 / ratio)} of your value)")
+        off += (f" (the run is {_number(ratio)} times yours)" if ratio >= 1
+                else f" (the run is 1/{_number(1 / ratio)} of yours)")
     elif actual != 0 and predicted != 0:
         off += " (the sign is the other one)"
-    return said + f": {off}."
+    return said, off + "."
 
 
 def compare_prediction(prediction, actual, *, what: str = "the result") -> None:
@@ -92,22 +95,27 @@ def compare_prediction(prediction, actual, *, what: str = "the result") -> None:
     Examples
     --------
     >>> compare_prediction(6, 6, what="the number of heads")
-    the number of heads: you predicted 6, the run gives 6: exactly right.
+    the number of heads:
+      you predicted 6, the run gives 6
+        exactly right.
     >>> compare_prediction((2, 0.5), (2, 0.25), what="the two slopes")
-    the two slopes, value 1: you predicted 2, the run gives 2: exactly right.
-    the two slopes, value 2: you predicted 0.5, the run gives 0.25: off by 0.25 (the run is 1/2 of your value).
+    the two slopes:
+      value 1: you predicted 2, the run gives 2
+        exactly right.
+      value 2: you predicted 0.5, the run gives 0.25
+        off by 0.25 (the run is 1/2 of yours).
     """
     if not isinstance(what, str):
         raise TypeError(f"what must be a string saying what is predicted, got {type(what).__name__}")
     if prediction is None or prediction is Ellipsis:
-        print(f"{what}: write your prediction first (prediction = ...), then run this cell again.")
+        print(f"{what}:\n  write your prediction first (prediction = ...), then run this cell again.")
         return
     got, want = _kind(prediction, "prediction"), _kind(actual, "actual")
     if len(got) != len(want):
         raise ValueError(f"prediction has {len(got)} value(s) but actual has {len(want)}: "
                          f"predict one value for each ({what})")
-    if len(want) == 1:
-        print(f"{what}: {_one(got[0], want[0])}")
-        return
+    print(f"{what}:")
     for i, (g, w) in enumerate(zip(got, want, strict=True), start=1):
-        print(f"{what}, value {i}: {_one(g, w)}")
+        said, verdict = _one(g, w)
+        print(f"  {f'value {i}: ' if len(want) > 1 else ''}{said}")
+        print(f"    {verdict}")

@@ -1,19 +1,23 @@
 """Checks for the coding exercises on linear attention as a linear model (chapters 3-5).
 
 The features, their kernel, the coefficients of a layer, the fold back to heads,
-the regression, and the second moment behind the certificate. Feature order is
+the regression, the second moment behind the certificate, the certificate itself
+(its rank and smallest eigenvalue) and its span form. Feature order is
 the book's (Algorithm 2): the Gram pairs (j, k) with j < k row by row, then the
 diagonal; feature ``p * d + l`` is pair p times coordinate l of the last token.
 """
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 
 from .._validation import check_flag
 from ..attention import attention
 from ..heads import Heads
-from ._core import Case, CheckFailure, case_rng, returned_heads, run_check
+from . import _core
+from ._core import Case, CheckFailure, Refused, case_rng, returned_heads, run_check
 
 _ORDER = ("use Algorithm 2's order: the pairs (j, k) with j < k row by row, then the diagonal (j, j); "
           "feature p * d + l is pair p times x_n[l].")
@@ -27,6 +31,31 @@ def _rkhs():
 
 def _psi(d: int) -> int:
     return d * d * (d + 1) // 2
+
+
+def _pair_groups(d: int, *axes: tuple[int, str]):
+    """The named index groups of the features (Algorithm 2's order) along each ``(axis, noun)`` of ``axes``:
+    ``"pair rows (j < k)"`` and ``"diagonal rows (j = k)"``."""
+    split = d * d * (d - 1) // 2
+    return tuple((axis, ((f"pair {noun} (j < k)", np.arange(split)), (f"diagonal {noun} (j = k)",
+                                                                      np.arange(split, _psi(d)))))
+                 for axis, noun in axes)
+
+
+def _phi(rkhs, X, x):
+    """The features of the Gram matrix of X (N, n, d) with token x (N, d) in place of the last token."""
+    alone = rkhs.cubic_features(x[:, None, :])
+    return rkhs.cubic_features(np.concatenate([X, x[:, None, :]], axis=1)) - alone
+
+
+def _count_hint(count: int, d: int) -> str:
+    """What a wrong number of features suggests: the pairs or the diagonal left out, or every ordered pair."""
+    readings = [(d**3, "every ordered pair (j, k): keep one feature per pair j <= k"),
+                (d * d, "only the diagonal pairs (j, j): add the pairs j < k"),
+                (d * d * (d - 1) // 2, "only the pairs j < k: add the diagonal (j, j)"),
+                (d * (d + 1) // 2, "the Gram entries alone: multiply each by every coordinate of the last token")]
+    found = [text for n, text in readings if n == count and n != _psi(d)]
+    return f" {count} features look like {' or '.join(found)}." if found else ""
 
 
 def _feature_batches(rng):
@@ -65,9 +94,83 @@ def check_cubic_features(fn, *, causal: bool = False) -> None:
         if shape and shape[-1] == d**3 != _psi(d):
             raise CheckFailure(f"{name}: on case '{case.name}', your features have {d**3} = d^3 columns: keep one "
                                f"feature per pair j <= k, psi = d^2 (d + 1) / 2 = {_psi(d)} in all.")
+        if shape and shape[-1] != _psi(d) and _count_hint(shape[-1], d):
+            raise CheckFailure(f"{name}: on case '{case.name}', Phi has shape {shape}, {shape[-1]} features; expected "
+                               f"psi = d^2 (d + 1) / 2 = {_psi(d)}.{_count_hint(shape[-1], d)}")
         return got
 
-    run_check(name, fn, cases, ["X"], rtol=1e-9, atol=1e-10, convert=convert, label="Phi", order_hint=_ORDER)
+    def variants(case):
+        X = case.args[0]
+        n = X.shape[1]
+        if n < 2:
+            return {}
+        if not causal:
+            return {"the features built with the first token x_1 in place of the last token x_n":
+                    _phi(rkhs, X, X[:, 0])}
+        own = rkhs.cubic_features(X.reshape(-1, 1, X.shape[-1])).reshape(X.shape[:2] + (-1,))
+        return {"an exclusive prefix (row t from tokens 1..t-1): row t's Gram matrix includes token t":
+                rkhs.cubic_features(X, causal=True) - own,
+                "the features with the full Gram matrix at every position, not the prefix of tokens 1..t":
+                np.stack([_phi(rkhs, X, X[:, t]) for t in range(n)], axis=1)}
+
+    run_check(name, fn, cases, ["X"], rtol=1e-9, atol=1e-10, convert=convert, label="Phi", order_hint=_ORDER,
+              sizes=lambda case: dict(zip("nd", case.args[0].shape[1:], strict=True)), variants=variants,
+              groups=lambda case, label: _pair_groups(case.args[0].shape[-1], (-1, "features")),
+              axes=("example", "position", "feature") if causal else ("example", "feature"),
+              slip="G = X^T X is a sum over tokens (not a mean); each pair j < k once (no factor 2), then the "
+                   "diagonal; feature p * d + l multiplies pair p by x[l] of the last token"
+                   + (" (of token t, with the prefix Gram matrix of tokens 1..t)." if causal else "."))
+
+
+#: The large case of check_kernel: psi = 871,200 features per sequence, 7 MB in float64, while the
+#: Gram matrices of its four sequences take 0.46 MB.
+_BIG_D, _BIG_N, _BIG_n = 120, 2, 3
+
+_FORMS_FEATURES = ("check_kernel: your function calls cubic_features, which forms the psi = d^2 (d + 1) / 2 "
+                   "features; this exercise asks for the kernel without them. Compute K from the Gram "
+                   "matrices G = X^T X and the last tokens.")
+
+
+@contextmanager
+def _forbid_cubic_features(rkhs):
+    """While the learner's function runs, ``attnlib.rkhs.cubic_features`` raises :class:`Refused`.
+
+    The function object's code is swapped, not a module attribute, so that every reference to
+    it is caught: ``rkhs.cubic_features``, a name imported with ``from attnlib.rkhs import
+    cubic_features`` before the check, or an alias. The original code is put back on exit.
+    """
+    func = rkhs.cubic_features
+
+    def refuse(*args, **kwargs):  # runs with cubic_features' globals: reach Refused by import
+        from attnlib.checks._core import Refused
+        from attnlib.checks.rkhs import _FORMS_FEATURES
+
+        raise Refused(_FORMS_FEATURES)
+
+    original = func.__code__
+    func.__code__ = refuse.__code__
+    try:
+        yield
+    finally:
+        func.__code__ = original
+
+
+def _peak_bytes(fn, args, record: dict):
+    """Run ``fn(*args)``; ``record["peak"]`` is the peak of the memory numpy and Python allocated meanwhile
+    (:mod:`tracemalloc`), set even if ``fn`` fails or is stopped by the time limit."""
+    import tracemalloc  # here, so that a Python without it (in the browser?) still imports the checks
+
+    started = not tracemalloc.is_tracing()
+    if started:
+        tracemalloc.start()
+    base, _ = tracemalloc.get_traced_memory()
+    tracemalloc.reset_peak()
+    try:
+        fn(*args)
+    finally:
+        record["peak"] = tracemalloc.get_traced_memory()[1] - base
+        if started:
+            tracemalloc.stop()
 
 
 def check_kernel(fn) -> None:
@@ -77,6 +180,18 @@ def check_kernel(fn) -> None:
     different lengths n and n2; the result K of shape (N, N2) has
     ``K[i, j] = <phi(X[i]), phi(X2[j])>`` for the features of
     :func:`check_cubic_features`.
+
+    An answer that forms the features is refused, in two ways. While ``fn`` runs,
+    ``attnlib.rkhs.cubic_features`` raises (its code is swapped, so every reference to it is
+    caught). And before the cases, ``fn`` runs once on two pairs of sequences of d = 120,
+    where one sequence's features are psi = 871,200 numbers (7 MB) while its Gram matrix is
+    14,400 (0.1 MB): ``fn``'s peak allocation there, measured with :mod:`tracemalloc` (which
+    sees numpy's arrays), must stay below a third of one feature vector's bytes, so features
+    written by hand (or all d^3 products) are refused too, float32 copies included, while every
+    way through the Gram matrices (even an (N, N2, d, d) broadcast, 0.5 MB) stays far below.
+    That run's value is not compared, and it may take 2 s: an error or a timeout there is left
+    to the cases to report, but the peak reached until then still counts. (Patching alone would
+    miss features written by hand; measuring alone would say less clearly what went wrong.)
 
     Examples
     --------
@@ -95,7 +210,44 @@ def check_kernel(fn) -> None:
         else:
             X, X2 = rng.normal(size=a), rng.normal(size=b)
         cases.append(Case(label, (X, X2), rkhs.kernel(X, X2)))
-    run_check("check_kernel", fn, cases, ["X", "X2"], rtol=1e-9, atol=1e-9, label="K")
+
+    def guarded(X, X2):
+        with _forbid_cubic_features(rkhs):
+            return fn(X, X2)
+
+    if callable(fn):
+        big = rng.normal(size=(2, _BIG_N, _BIG_n, _BIG_D)) / np.sqrt(_BIG_D)
+        record = {}
+        try:
+            with np.errstate(all="ignore"):
+                _core.call_with_timeout(_peak_bytes, (guarded, tuple(big), record), {}, min(_core.CASE_TIMEOUT, 2.0))
+        except Refused:
+            raise
+        except (Exception, _core.CaseTimeout):  # an error or a timeout: the cases below will say what went wrong
+            pass
+        peak = record.get("peak", 0)
+        if peak > 8 * _psi(_BIG_D) // 3:
+            raise Refused(f"check_kernel: on two sequences of d = {_BIG_D} tokens, your function allocated "
+                          f"{peak / 1e6:.1f} MB at its peak, while one sequence's psi = {_psi(_BIG_D)} features "
+                          f"take {8 * _psi(_BIG_D) / 1e6:.1f} MB and its Gram matrix 0.1 MB: it seems to form the "
+                          "features. Compute K from the Gram matrices G = X^T X and the last tokens, never an "
+                          "array of psi (or d^3) numbers.")
+
+    def variants(case):
+        X, X2 = case.args
+        G, G2 = np.einsum("Nnj,Nnk->Njk", X, X), np.einsum("Nnj,Nnk->Njk", X2, X2)
+        full = np.einsum("Njk,Mjk->NM", G, G2)
+        diag = np.einsum("Njj,Mjj->NM", G, G2)
+        dots = X[:, -1] @ X2[:, -1].T
+        return {"<G, G'>_F <x, x'>, the kernel of all d^3 products (every pair j != k counted twice)": full * dots,
+                "<G, G'>_F <x, x'> / 2, the term sum_j G_jj G'_jj is missing": full * dots / 2,
+                "(<G, G'>_F + sum_j G_jj G'_jj) / 2 without the factor <x, x'> of the last tokens": (full + diag) / 2}
+
+    run_check("check_kernel", guarded if callable(fn) else fn, cases, ["X", "X2"], rtol=1e-9, atol=1e-9, label="K",
+              variants=variants,
+              sizes=lambda case: {"d": case.args[0].shape[-1]}, axes=("row", "column"),
+              slip="K = (<G, G'>_F + sum_j G_jj G'_jj) / 2 * <x_n, x'_n>: the pairs j < k once, the "
+                   "diagonal once, and never the features themselves.")
 
 
 def check_parameter_map(fn) -> None:
@@ -119,7 +271,19 @@ def check_parameter_map(fn) -> None:
     for label, m, d in specs:
         Theta, W = rng.normal(size=(m, d, d)), rng.normal(size=(m, d, d))
         cases.append(Case(label, (Theta, W), rkhs.parameter_map(Heads(Theta, W))))
-    run_check("check_parameter_map", fn, cases, ["Theta", "W"], rtol=1e-9, atol=1e-10, label="C")
+
+    def variants(case):
+        Theta, W = case.args
+        return {"p of the layer with every Theta_i transposed": rkhs.parameter_map(Heads(Theta.swapaxes(1, 2), W)),
+                "p of the layer with every W_i transposed": rkhs.parameter_map(Heads(Theta, W.swapaxes(1, 2))),
+                "p of the layer with Theta and W swapped": rkhs.parameter_map(Heads(W, Theta))}
+
+    run_check("check_parameter_map", fn, cases, ["Theta", "W"], rtol=1e-9, atol=1e-10, label="C",
+              variants=variants, groups=lambda case, label: _pair_groups(case.args[0].shape[-1], (0, "rows")),
+              sizes=lambda case: {"m": case.args[0].shape[0], "d": case.args[0].shape[-1]},
+              axes=("feature", "output coordinate"),
+              slip="the row of pair (j, k), j < k, collects both orders, Theta[l, j] W[k, e] + Theta[l, k] W[j, e], "
+                   "and the diagonal row only Theta[l, j] W[j, e]; sum over the heads.")
 
 
 def check_heads_from_coef(fn) -> None:
@@ -153,7 +317,12 @@ def check_heads_from_coef(fn) -> None:
         return rkhs.parameter_map(heads)
 
     run_check("check_heads_from_coef", fn, cases, ["C"], rtol=1e-7, atol=1e-9, convert=convert,
-              label="p(Theta) of your heads")
+              label="p(Theta) of your heads",
+              groups=lambda case, label: _pair_groups(case.args[0].shape[1], (0, "rows")),
+              sizes=lambda case: {"d": case.args[0].shape[1]}, axes=("feature", "output coordinate"),
+              slip="the coefficient of a pair j < k is the sum over its two orders (j, k) and (k, j) in M: "
+                   "split it between them (all on one, or half on each), never the full value on both; then "
+                   "fold M into at most d^2 heads.")
 
 
 def check_fit_coefficients(fn) -> None:
@@ -181,8 +350,19 @@ def check_fit_coefficients(fn) -> None:
         Y = attention(X, teacher, kind=kind)[:, -1] + noise * rng.normal(size=(N, d))
         Phi = rkhs.cubic_features(X)
         C, *_ = np.linalg.lstsq(Phi, Y, rcond=None)
-        cases.append(Case(label, (X, Y), C))
-    run_check("check_fit_coefficients", fn, cases, ["X", "Y"], rtol=1e-6, atol=1e-7, label="C")
+        cases.append(Case(label, (X, Y), C, extra={"Phi": Phi}))
+
+    def variants(case):
+        Phi, Y = case.extra["Phi"], case.args[1]
+        return {"Phi^T Y / N, a correlation, not the least-squares solution: solve (Phi^T Phi) C = Phi^T Y":
+                Phi.T @ Y / len(Y), "Phi^T Y, not the least-squares solution: solve (Phi^T Phi) C = Phi^T Y": Phi.T @ Y}
+
+    run_check("check_fit_coefficients", fn, cases, ["X", "Y"], rtol=1e-6, atol=1e-7, label="C", variants=variants,
+              groups=lambda case, label: _pair_groups(case.args[0].shape[-1], (0, "rows")),
+              axes=("feature", "output coordinate"),
+              sizes=lambda case: {"N": len(case.args[0]), "d": case.args[0].shape[-1]},
+              slip="C = lstsq(Phi, Y) (or solve the normal equations Phi^T Phi C = Phi^T Y) with Phi the last-token "
+                   "cubic features, Algorithm 2's order.")
 
 
 def check_second_moment(fn) -> None:
@@ -205,5 +385,193 @@ def check_second_moment(fn) -> None:
                      ("shifted tokens (features with nonzero mean), d=2", rng.normal(size=(40, 3, 2)) + 1.0),
                      ("fewer examples than features, d=3", rng.normal(size=(7, 4, 3)))]:
         Phi = rkhs.cubic_features(X)
-        cases.append(Case(label, (X,), Phi.T @ Phi / len(X)))
-    run_check("check_second_moment", fn, cases, ["X"], rtol=1e-8, atol=1e-10, label="Lambda_D")
+        cases.append(Case(label, (X,), Phi.T @ Phi / len(X), extra={"Phi": Phi}))
+
+    def variants(case):
+        Phi = case.extra["Phi"]
+        centred = Phi - Phi.mean(axis=0)
+        return {"the centred covariance (Phi - mean)^T (Phi - mean) / N: Lambda_D is uncentred":
+                centred.T @ centred / len(Phi),
+                "the centred covariance with N - 1 (np.cov): Lambda_D is uncentred, divided by N":
+                centred.T @ centred / max(len(Phi) - 1, 1)}
+
+    run_check("check_second_moment", fn, cases, ["X"], rtol=1e-8, atol=1e-10, label="Lambda_D", variants=variants,
+              groups=lambda case, label: _pair_groups(case.args[0].shape[-1], (0, "rows"), (1, "columns")),
+              axes=("feature", "feature"),
+              sizes=lambda case: {"N": len(case.args[0])},
+              slip="uncentred and divided by N: Lambda_D = Phi^T Phi / N, a psi x psi matrix (not Phi Phi^T).")
+
+
+_EPS = np.finfo(float).eps
+
+_CERTIFICATE_SLIP = ("the certificate is the uncentred second moment Lambda_D = Phi^T Phi / N (psi x psi, divided by "
+                     "N, no mean removed); an eigenvalue counts as zero when it is at most psi * eps * lam_max.")
+
+
+def _certificate_reference(Phi):
+    """(Lambda_D, rank, lam_min) from the definition: eigvalsh of Phi^T Phi / N, zero below psi * eps * lam_max."""
+    N, psi = Phi.shape
+    Lam = Phi.T @ Phi / N
+    w = np.linalg.eigvalsh(Lam)                                             # ascending
+    top = max(float(w[-1]), 0.0)
+    rank = int(np.sum(w > psi * _EPS * top))
+    lam_min = float(max(w[0], 0.0)) if rank == psi else 0.0
+    return Lam, np.asarray(rank), np.asarray(lam_min)
+
+
+def _threshold_design(rng):
+    """Features (N=12, psi=6) whose Lambda_D is diagonal with eigenvalues 1, ..., and 4 eps: exact in float64.
+
+    The smallest eigenvalue is 4 eps times the largest: above ``eps * lam_max``, below ``psi * eps * lam_max``,
+    so the certificate counts it as zero (rank 5) and a threshold without the factor psi does not.
+    """
+    s = np.array([1.0, 0.5, 2.0**-3, 0.25, 2.0**-25, 2.0**-1])               # squares: eigenvalue ratios, exact
+    Phi = np.vstack([np.diag(s), np.diag(s)])                                 # (12, 6): each column twice
+    return Phi[rng.permutation(12)][:, rng.permutation(6)]
+
+
+def _features(X):
+    return _rkhs().cubic_features(X)
+
+
+def check_certificate(fn) -> None:
+    """Check the certificate of identifiability (Algorithm 2): ``fn(Phi)`` with Phi of shape (N, psi).
+
+    Phi holds the cubic features of N training inputs, one row each. Returns a
+    triple ``(Lambda_D, rank, lam_min)``: the uncentred second moment
+    ``Lambda_D = Phi^T Phi / N`` of shape (psi, psi); its numerical rank, the
+    number of eigenvalues above ``psi * eps * lam_max`` (``eps`` the machine
+    epsilon of float64, ``lam_max`` the largest eigenvalue), the threshold of
+    :func:`attnlib.rkhs.certificate`; and ``lam_min``, the smallest eigenvalue
+    when the rank is psi and 0 otherwise.
+
+    Examples
+    --------
+    >>> def my_certificate(Phi):
+    ...     Lam = Phi.T @ Phi / len(Phi)
+    ...     w = np.linalg.eigvalsh(Lam)
+    ...     rank = int(np.sum(w > Lam.shape[0] * np.finfo(float).eps * w[-1]))
+    ...     return Lam, rank, (w[0] if rank == Lam.shape[0] else 0.0)
+    >>> check_certificate(my_certificate)
+    check_certificate: all 5 cases passed.
+    """
+    rng = case_rng(207)
+    specs = [("Gaussian tokens, N=60, d=2", _features(rng.normal(size=(60, 4, 2)))),
+             ("sign tokens (never certified), N=80, d=3", _features(rng.choice([-1.0, 1.0], size=(80, 5, 3)))),
+             ("an eigenvalue of 4 eps lam_max, below the threshold psi eps lam_max, psi=6", _threshold_design(rng)),
+             ("fewer examples than features, N=5, d=3", _features(rng.normal(size=(5, 4, 3)))),
+             ("tokens with a nonzero mean, N=40, d=2", _features(rng.normal(size=(40, 3, 2)) + 1.0))]
+    cases = [Case(label, (Phi,), _certificate_reference(Phi), names=("Lambda_D", "rank", "lam_min"))
+             for label, Phi in specs]
+
+    def convert(got, case):
+        if not (isinstance(got, (tuple, list)) and len(got) == 3):
+            raise CheckFailure(f"check_certificate: on case '{case.name}', return three things, "
+                               f"(Lambda_D, rank, lam_min); received {type(got).__name__}"
+                               + (f" of length {len(got)}" if isinstance(got, (tuple, list)) else ""))
+        Phi = case.args[0]
+        N, psi = Phi.shape
+        Lam = np.asarray(got[0], dtype=float) if np.ndim(got[0]) == 2 else None
+        where = f"check_certificate: on case '{case.name}' (Phi of shape {Phi.shape})"
+        if Lam is not None and Lam.shape == (N, N) and N != psi:
+            raise CheckFailure(f"{where}, Lambda_D has shape {Lam.shape}, one entry per pair of examples: that is "
+                               f"Phi Phi^T. Lambda_D is Phi^T Phi / N, one entry per pair of features, shape "
+                               f"({psi}, {psi}).")
+        expected = case.expected[0]
+        if Lam is not None and Lam.shape == expected.shape and not np.allclose(Lam, expected, rtol=1e-8, atol=1e-10):
+            centred = np.cov(Phi, rowvar=False, bias=True)
+            for guess, slip in ((expected * N / (N - 1) if N > 1 else None, "you divided by N - 1; divide by N"),
+                                (expected * N, "you did not divide by N"),
+                                (centred, "you removed the mean (a centred covariance); Lambda_D is uncentred"),
+                                (centred * N / (N - 1) if N > 1 else None,
+                                 "you removed the mean and divided by N - 1 (np.cov); Lambda_D is uncentred, / N")):
+                if guess is not None and np.allclose(Lam, guess, rtol=1e-8, atol=1e-10):
+                    raise CheckFailure(f"{where}, Lambda_D is wrong: {slip}. {_CERTIFICATE_SLIP}")
+        if Lam is not None and np.allclose(Lam, expected, rtol=1e-8, atol=1e-10):
+            rank = got[1]
+            w = np.linalg.eigvalsh(expected)
+            top = max(float(w[-1]), 0.0)
+            right = int(case.expected[1])
+            if np.ndim(rank) == 0 and np.isfinite(float(rank)) and int(rank) != right:
+                if int(rank) == int(np.sum(w > _EPS * top)):
+                    raise CheckFailure(f"{where}, rank is {int(rank)}; expected {right}. Your threshold looks like "
+                                       "eps * lam_max: it misses the factor psi, so an eigenvalue of a few eps "
+                                       "lam_max (rounding) counts. Use psi * eps * lam_max.")
+                if int(rank) == int(np.sum(w > 0)):
+                    raise CheckFailure(f"{where}, rank is {int(rank)}; expected {right}. You counted every "
+                                       "positive eigenvalue: rounding leaves eigenvalues of order eps * lam_max "
+                                       "where the exact ones are 0. Count those above psi * eps * lam_max.")
+        return got
+
+    run_check("check_certificate", fn, cases, ["Phi"], rtol=1e-8, atol=1e-10, convert=convert)
+
+
+def _span_reference(Phi, phi):
+    """Relative residual of each test feature vector against the range of Lambda_D (the library's basis)."""
+    N, psi = Phi.shape
+    w, V = np.linalg.eigh(Phi.T @ Phi / N)
+    V = V[:, w > psi * _EPS * max(float(w[-1]), 0.0)]                          # (psi, rank)
+    R = phi - (phi @ V) @ V.T
+    norm = np.linalg.norm(phi, axis=1)
+    return np.linalg.norm(R, axis=1) / np.where(norm > 0, norm, 1.0)
+
+
+def check_span_cover(fn) -> None:
+    """Check the span form of the certificate: ``fn(Phi, phi)``, training features and test features.
+
+    Phi has shape (N, psi), one row of features per training input; phi has
+    shape (M, psi), one row per test input. Returns r of shape (M,):
+    ``r[i] = ||phi_i - P phi_i|| / ||phi_i||``, P the orthogonal projection
+    on the span of the training features (the rows of Phi, the range of
+    Lambda_D). Where r is 0, every least-squares fit of the training data gives
+    the same output on test input i (it is *covered*).
+
+    Examples
+    --------
+    >>> def my_span_residual(Phi, phi):
+    ...     coef = np.linalg.lstsq(Phi.T, phi.T, rcond=None)[0]      # best mix of training rows
+    ...     R = phi - (Phi.T @ coef).T
+    ...     return np.linalg.norm(R, axis=1) / np.linalg.norm(phi, axis=1)
+    >>> check_span_cover(my_span_residual)
+    check_span_cover: all 4 cases passed.
+    """
+    rng = case_rng(208)
+    signs = lambda *shape: rng.choice([-1.0, 1.0], size=shape)  # noqa: E731
+    onehot = lambda N, n, d: np.eye(d)[rng.integers(0, d, size=(N, n))]  # noqa: E731
+    specs = [("trained on signs of length 5, tested on 3 sign and 3 Gaussian inputs of length 9, d=2",
+              signs(40, 5, 2), [signs(3, 9, 2), rng.normal(size=(3, 9, 2))]),
+             ("trained on one-hot tokens, tested on one-hot and Gaussian inputs, d=3",
+              onehot(60, 4, 3), [onehot(3, 6, 3), 5.0 * rng.normal(size=(2, 6, 3))]),
+             ("trained on Gaussian inputs (certified: every residual is 0), d=2",
+              rng.normal(size=(30, 4, 2)), [10.0 * rng.normal(size=(4, 7, 2))]),
+             ("trained on signs, d=3, tested on signs and scaled Gaussian inputs",
+              signs(200, 6, 3), [signs(2, 4, 3), 0.1 * rng.normal(size=(3, 5, 3))])]
+    cases = []
+    for label, X, X_test in specs:
+        Phi, phi = _features(X), np.concatenate([_features(batch) for batch in X_test])
+        cases.append(Case(label, (Phi, phi), _span_reference(Phi, phi)))
+
+    def convert(got, case):
+        Phi, phi = case.args
+        got_arr = np.asarray(got)
+        where = f"check_span_cover: on case '{case.name}'"
+        if got_arr.dtype.kind == "b":
+            raise CheckFailure(f"{where}, you returned True/False: return the residual itself, a number per test "
+                               "input (the chapter's covers() thresholds it).")
+        if got_arr.shape == case.expected.shape and got_arr.dtype.kind in "iuf":
+            expected = case.expected
+            if np.allclose(got_arr, expected**2, atol=1e-8) and not np.allclose(got_arr, expected, atol=1e-8):
+                raise CheckFailure(f"{where}, your residuals are the squares of the expected ones: return "
+                                   "||phi - P phi|| / ||phi||, not its square.")
+            absolute = expected * np.linalg.norm(phi, axis=1)
+            if np.allclose(got_arr, absolute, atol=1e-8) and not np.allclose(got_arr, expected, atol=1e-8):
+                raise CheckFailure(f"{where}, your residuals are ||phi - P phi||, not relative: divide by ||phi||, "
+                                   "so that the residual does not depend on the scale of the test input.")
+            if np.all(np.abs(got_arr) < 1e-8) and np.any(expected > 1e-6):
+                raise CheckFailure(f"{where}, every residual you return is 0, but some test inputs lie off the "
+                                   "training span: did you project on every eigenvector of Lambda_D, including "
+                                   "those of the eigenvalues the certificate counts as zero?")
+        return got
+
+    run_check("check_span_cover", fn, cases, ["Phi", "phi"], rtol=1e-6, atol=1e-8, convert=convert,
+              label="the residual r")

@@ -39,7 +39,20 @@ def check_logit_gaps(fn) -> None:
         Theta = rng.normal(size=(d, d))                            # not symmetric: order matters
         S = np.einsum("Nap,pq,Nbq->Nab", X, Theta, X)
         cases.append(Case(name, (X, Theta), S[:, :, :, None] - S[:, :, None, :]))
-    run_check("check_logit_gaps", fn, cases, ["X", "Theta"], rtol=1e-9, atol=1e-10, label="G")
+
+    def variants(case):
+        X, Theta = case.args
+        S = np.einsum("Nap,pq,Nbq->Nab", X, Theta, X)
+        T = S.swapaxes(1, 2)                                         # x_b^T Theta x_a
+        return {"the gaps with Theta transposed (x_b^T Theta x_a - x_c^T Theta x_a): the query is on the left":
+                T[:, :, :, None] - T[:, :, None, :],
+                "the logits x_a^T Theta x_b themselves, repeated over c, not their differences":
+                np.broadcast_to(S[:, :, :, None], case.expected.shape)}
+
+    run_check("check_logit_gaps", fn, cases, ["X", "Theta"], rtol=1e-9, atol=1e-10, label="G", variants=variants,
+              sizes=lambda case: dict(zip("nd", case.args[0].shape[1:], strict=True)),
+              axes=("example", "query a", "token b", "competitor c"),
+              slip="G[i, a, b, c] = x_a^T Theta (x_b - x_c): the query x_a on the left of Theta, b minus c.")
 
 
 def check_fit_W(fn) -> None:
@@ -71,7 +84,17 @@ def check_fit_W(fn) -> None:
         W, *_ = np.linalg.lstsq(design, Y.reshape(N * n, d), rcond=None)
         residual = np.linalg.norm(design @ W - Y.reshape(N * n, d)) / np.linalg.norm(Y)
         cases.append(Case(name, (X, Y, Theta), (W.reshape(m, d, d), np.array(residual)), names=("W", "residual")))
-    run_check("check_fit_W", fn, cases, ["X", "Y", "Theta"], rtol=1e-6, atol=1e-8)
+    def variants(case):
+        X, Y, Theta = case.args
+        W, residual = case.expected
+        return {"the absolute residual ||F(X) - Y||_F: divide by ||Y||_F": (None, residual * np.linalg.norm(Y)),
+                "the squared relative residual: take the square root": (None, residual**2)}
+
+    run_check("check_fit_W", fn, cases, ["X", "Y", "Theta"], rtol=1e-6, atol=1e-8, variants=variants,
+              sizes=lambda case: {"N": case.args[0].shape[0], "m": case.args[2].shape[0]},
+              slip="fit all heads' W together, one least-squares problem whose design puts the m blocks "
+                   "softmax(X Theta_i X^T) X side by side (not one head at a time); residual = "
+                   "||F(X) - Y||_F / ||Y||_F.")
 
 
 def check_halfspaces(fn) -> None:
@@ -117,16 +140,25 @@ def check_halfspaces(fn) -> None:
             raise CheckFailure(f"{where}, the normals have shape {Z.shape}; expected (K, {d}, {d})")
         flat = Z.reshape(len(Z), d * d)
         unique = np.unique(flat, axis=0)
+        expected = case.expected.reshape(len(case.expected), d * d)
+        for slip, turned in [("each normal is transposed: Z = x_a (x_b - x_c)^T, the query's token on the left",
+                              Z.swapaxes(1, 2)),
+                             ("each normal has the wrong sign: Z = x_a (x_b - x_c)^T, b the attended token, c the "
+                              "competitor", -Z)]:
+            if len(unique) == len(expected) and not np.array_equal(unique, expected) and np.array_equal(
+                    np.unique(turned.reshape(len(Z), d * d), axis=0), expected):
+                raise CheckFailure(f"{where}, the sorted normals differ: {slip}.")
         if len(unique) < len(flat):
             raise CheckFailure(f"{where}, your {len(flat)} normals hold only {len(unique)} distinct ones: "
                                "remove the duplicates")
         if not np.any(flat, axis=1).all() and len(flat):
             raise CheckFailure(f"{where}, a normal is the zero matrix: skip competitors c with x_c = x_b")
-        expected = case.expected.reshape(len(case.expected), d * d)
         if len(unique) != len(expected):
             raise CheckFailure(f"{where}, you returned {len(unique)} distinct normals; expected {len(expected)}. "
                                "Every certified row gives one normal per competitor c with x_c != x_b.")
         return unique.reshape(-1, d, d)                               # sorted like the reference
 
     run_check("check_halfspaces", fn, cases, ["X", "example", "query", "token"], rtol=1e-12, atol=1e-12,
-              convert=convert, label="the sorted normals")
+              convert=convert, label="the sorted normals",
+              slip="one normal Z = x_a (x_b - x_c)^T per certified row (a the query, b the attended token) and "
+                   "per competitor c with x_c != x_b, each distinct normal once.")

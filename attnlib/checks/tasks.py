@@ -74,5 +74,22 @@ def check_accepting_lookup(fn) -> None:
             out[p] = attention(np.vstack([T, q]), heads, kind="linear")[-1]
         return out
 
+    def groups(case, label):
+        dfa = case.args[0]
+        SA = dfa.n_states * dfa.n_symbols
+        return ((1, (("key-block entries", np.arange(SA)), ("value-block entries", np.arange(SA, SA + dfa.n_states)),
+                     ("accepting-flag entries (the last coordinate)", np.array([SA + dfa.n_states])))),)
+
+    def variants(case):
+        dfa = case.args[0]
+        S, A = dfa.n_states, dfa.n_symbols
+        out = case.expected.copy()
+        out[:, -1] = np.repeat(dfa.accepting, A)
+        return {"the lookup with the accepting flag of the current state s, not of the next state delta(s, a)": out}
+
     run_check("check_accepting_lookup", fn, cases, ["dfa"], rtol=1e-9, atol=1e-9, convert=convert,
-              label="the last output row for the query of pair (s, a), row s*A + a,")
+              label="the last output row for the query of pair (s, a), row s*A + a,", groups=groups,
+              variants=variants, axes=("pair (s, a)", "coordinate"),
+              sizes=lambda case: {"S*A": case.args[0].n_states * case.args[0].n_symbols},
+              slip="the last output coordinate says whether the NEXT state delta(s, a) is accepting; the key "
+                   "block of the output stays 0, the value block is the one-hot e_delta(s, a).")

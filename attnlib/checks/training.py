@@ -32,7 +32,16 @@ def check_linear_attention_gradient(fn) -> None:
         Theta, W = rng.normal(size=(m, d, d)), rng.normal(size=(m, d, d))
         _, dTheta, dW = loss_and_gradient(X, Y, Heads(Theta, W), kind="linear")
         cases.append(Case(name, (X, Y, Theta, W), (dTheta, dW), names=("dTheta", "dW")))
-    run_check("check_linear_attention_gradient", fn, cases, ["X", "Y", "Theta", "W"], rtol=1e-7, atol=1e-9)
+
+    def variants(case):
+        X, Y, Theta, W = case.args
+        _, dTheta, dW = loss_and_gradient(X, Y, Heads(Theta, W), kind="linear", causal=True)
+        return {"the gradient of the causal layer (prefix sums): this loss is non-causal": (dTheta, dW)}
+
+    run_check("check_linear_attention_gradient", fn, cases, ["X", "Y", "Theta", "W"], rtol=1e-7, atol=1e-9,
+              sizes=_sizes, variants=variants,
+              slip="the loss is a mean over all N n d entries, so dL/dF = 2 (F - Y) / (N n d); "
+                   "dTheta_i = sum X^T E W_i^T G and dW_i = sum G Theta_i^T X^T E with G = X^T X.")
 
 
 def check_gradient_descent(fn) -> None:
@@ -60,9 +69,11 @@ def check_gradient_descent(fn) -> None:
     ...     check_gradient_descent(ascend)
     ... except CheckFailure as failure:
     ...     print(failure)
-    check_gradient_descent: on case 'one step, one head (step=0.05, steps=1)' (X of shape (4, 3, 2),
-    Y of shape (4, 3, 2), Theta of shape (1, 2, 2), W of shape (1, 2, 2), step=0.05, steps=1),
-    Theta at index (0, 1, 1) is 0.39; expected 0.30 (4 of 4 entries differ).
+    check_gradient_descent: on case 'one step, one head (step=0.05, steps=1)' (X of shape (4, 3, 2), Y of
+    shape (4, 3, 2), Theta of shape (1, 2, 2), W of shape (1, 2, 2), step=0.05, steps=1), Theta at index (0,
+    1, 1) is 0.393424; expected 0.295899 (4 of 4 entries differ). Your Theta equals gradient ascent (Theta +
+    step * dTheta): the step must go downhill. Common slip: copy Theta and W first, step downhill (minus
+    step times the gradient), take both gradients at the current point, and make exactly `steps` updates.
     """
     rng = case_rng(103)
     specs = [("one step, one head", 4, 3, 2, 1, 0.05, 1), ("five steps, two heads", 3, 4, 3, 2, 0.02, 5),
@@ -77,4 +88,32 @@ def check_gradient_descent(fn) -> None:
             T, V = T - step * dTheta, V - step * dW
         cases.append(Case(f"{name} (step={step}, steps={steps})", (X, Y, Theta, W, step, steps), (T, V),
                           names=("Theta", "W")))
-    run_check("check_gradient_descent", fn, cases, ["X", "Y", "Theta", "W", "step", "steps"], rtol=1e-7, atol=1e-10)
+
+    def descend(X, Y, T, V, step, steps, sequential=False):
+        for _ in range(steps):
+            _, dTheta, dW = loss_and_gradient(X, Y, Heads(T, V), kind="linear")
+            T = T - step * dTheta
+            if sequential:
+                _, _, dW = loss_and_gradient(X, Y, Heads(T, V), kind="linear")
+            V = V - step * dW
+        return T, V
+
+    def variants(case):
+        X, Y, Theta, W, step, steps = case.args
+        return {"gradient ascent (Theta + step * dTheta): the step must go downhill": descend(X, Y, Theta, W, -step,
+                                                                                              steps),
+                f"{steps + 1} steps, one too many": descend(X, Y, Theta, W, step, steps + 1),
+                f"{steps - 1} steps, one too few": descend(X, Y, Theta, W, step, steps - 1) if steps else None,
+                "updates in sequence, dW taken at the new Theta: take both gradients at the current point":
+                    descend(X, Y, Theta, W, step, steps, sequential=True)}
+
+    run_check("check_gradient_descent", fn, cases, ["X", "Y", "Theta", "W", "step", "steps"], rtol=1e-7,
+              atol=1e-10, variants=variants, sizes=_sizes,
+              slip="copy Theta and W first, step downhill (minus step times the gradient), take both "
+                   "gradients at the current point, and make exactly `steps` updates.")
+
+
+def _sizes(case):
+    X, _, Theta = case.args[:3]
+    N, n, d = X.shape
+    return {"N": N, "n": n, "d": d, "m": Theta.shape[0], "N n d": N * n * d, "n d": n * d}

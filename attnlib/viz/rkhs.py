@@ -1,4 +1,4 @@
-"""Figures for Part II (chapters 3-5): spectra, learning curves, and the certificate sweep.
+"""Figures for Part II (chapters 3-5): spectra, learning curves, the certificate's landscape and its sweep.
 
 Same conventions as :mod:`attnlib.viz`: each function draws one static figure
 from arrays or results and returns the ``matplotlib.figure.Figure``; the
@@ -11,7 +11,16 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from .._validation import as_float_array, check_axis_values, check_flag, check_instance, check_mapping, check_series
+from .._validation import (
+    as_float_array,
+    check_axis_values,
+    check_flag,
+    check_instance,
+    check_mapping,
+    check_positive_int,
+    check_real,
+    check_series,
+)
 from ..rkhs.coefficients import as_coef, coefficient_matrix
 from ..rkhs.experiments import Sweep
 from ..rkhs.identifiability import Certificate
@@ -19,6 +28,7 @@ from ._style import COLORS, COLUMN_IN, GREYS, legend_below, series, styled, subp
 
 __all__ = [
     "plot_bound_check",
+    "plot_certificate_landscape",
     "plot_head_spectrum",
     "plot_heads_vs_regression",
     "plot_identifiability",
@@ -438,4 +448,118 @@ def plot_noise_bound(levels, observed, bound, *, runs=None, xlabel: str = "noise
         ax.legend(loc="upper left")
     else:
         legend_below(fig, ax, ncol=2)
+    return fig
+
+
+def _two_by_two(label, A) -> np.ndarray:
+    """``A`` as a symmetric positive semidefinite 2 x 2 matrix that is not zero, or a ValueError naming it."""
+    A = as_float_array(f"matrices[{label!r}]", A)
+    if A.shape != (2, 2):
+        raise ValueError(f"matrices[{label!r}] must have shape (2, 2), the matrix of a loss over two coefficients; "
+                         f"received shape {A.shape}")
+    if not np.allclose(A, A.T, rtol=1e-12, atol=1e-12 * np.abs(A).max(initial=0.0)):
+        raise ValueError(f"matrices[{label!r}] must be symmetric, as a second moment is; received {A.tolist()}")
+    w = np.linalg.eigvalsh(A)
+    if w[-1] <= 0 or w[0] < -2 * np.finfo(float).eps * w[-1]:
+        raise ValueError(f"matrices[{label!r}] must be positive semidefinite and not zero; its eigenvalues are "
+                         f"{w[0]:.3g} and {w[1]:.3g}")
+    return (A + A.T) / 2
+
+
+def certificate_descent(A, start, *, steps: int = 25, rate: float = 0.8) -> np.ndarray:
+    """Gradient descent on ``L(c) = c^T A c`` from ``start``: ``c <- c - (rate / lam_max) A c``, all the iterates.
+
+    The step is ``rate / (2 lam_max)`` on L. Along an eigenvector of A with eigenvalue lam
+    the iterate shrinks by ``1 - rate * lam / lam_max`` per step: the stiff direction
+    (lam_max) goes first, a soft one slowly, and a direction of ``ker A`` never.
+
+    Returns
+    -------
+    ndarray of shape (steps + 1, 2)
+        Row t is the iterate after t steps; row 0 is ``start``.
+    """
+    A = np.asarray(A, dtype=float)
+    top = np.linalg.eigvalsh(A)[-1]
+    path = [np.asarray(start, dtype=float)]
+    for _ in range(steps):
+        path.append(path[-1] - rate / top * (A @ path[-1]))
+    return np.array(path)
+
+
+@styled
+def plot_certificate_landscape(matrices: dict, *, start=(-1.6, -0.6), steps: int = 40, rate: float = 0.8,
+                               extent: float = 2.0):
+    """The training loss over two coefficients: a bowl when the matrix is positive definite, a valley when singular.
+
+    Parameters
+    ----------
+    matrices : dict of str -> array_like of shape (2, 2)
+        Symmetric positive semidefinite matrices Lambda, one panel each (the panel's title is
+        the key). The panel draws ``L(c) = (c - c_star)^T Lambda (c - c_star)``, the loss of
+        coefficients c on data realizable by ``c_star = 0`` (the proof of the certificate
+        lemma), over ``[-extent, extent]^2``.
+    start : pair of float, default (-1.6, -0.6)
+        Where gradient descent starts.
+    steps : int, default 40
+        Gradient steps drawn.
+    rate : float in (0, 1], default 0.8
+        Step size as a share of ``1 / lam_max`` (see :func:`certificate_descent`).
+    extent : float, default 2.0
+        Half-width of the square drawn.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per matrix: contour lines of L (grey); the set of minimisers in vermillion,
+        one point when both eigenvalues exceed ``2 * eps * lam_max`` and otherwise the line
+        ``c_star + ker Lambda`` (a valley floor); and the gradient-descent path in blue, one
+        dot per step, from the start (a square). The first steps run along the stiff
+        eigenvector (the larger eigenvalue) and the rest creep along the soft one; in a
+        valley the path stops on the floor, at a minimiser that depends on the start.
+
+    Examples
+    --------
+    >>> fig = plot_certificate_landscape({"bowl": [[2, 0], [0, 0.3]], "valley": [[2, 0], [0, 0]]})
+    >>> len(fig.axes)
+    2
+    """
+    matrices = check_mapping("matrices", matrices)
+    matrices = {label: _two_by_two(label, A) for label, A in matrices.items()}
+    start = as_float_array("start", start)
+    if start.shape != (2,):
+        raise ValueError(f"start must be a pair (c_1, c_2); received shape {start.shape}")
+    steps = check_positive_int("steps", steps)
+    rate = check_real("rate", rate, low=0.0, high=1.0)
+    if rate == 0:
+        raise ValueError("rate must lie in (0, 1]; received 0")
+    extent = check_real("extent", extent, low=0.0)
+    if extent == 0 or np.abs(start).max() > extent:
+        raise ValueError(f"extent must be positive and hold the start {start.tolist()}; received {extent:g}")
+    k = len(matrices)
+    fig, axes = subplots(1, k, width=3.0, height=3.3, constrained_layout=True)
+    grid = np.linspace(-extent, extent, 121)
+    C1, C2 = np.meshgrid(grid, grid)
+    eps = np.finfo(float).eps
+    for ax, (label, A) in zip(axes[0], matrices.items(), strict=True):
+        w, V = np.linalg.eigh(A)
+        loss = A[0, 0] * C1**2 + 2 * A[0, 1] * C1 * C2 + A[1, 1] * C2**2
+        levels = w[-1] * extent**2 * np.array([0.01, 0.04, 0.1, 0.2, 0.35, 0.55, 0.8])
+        ax.contour(C1, C2, loss, levels=levels, colors=GREYS["light"], linewidths=1.0)
+        if w[0] > 2 * eps * w[-1]:
+            ax.plot([0.0], [0.0], "o", ms=9, color=COLORS[1], ls="none", label="minimisers", zorder=3)
+        else:
+            kernel = V[:, 0]
+            ends = np.outer([-2 * extent, 2 * extent], kernel)
+            ax.plot(ends[:, 0], ends[:, 1], "-", lw=4, color=COLORS[1], alpha=0.85, label="minimisers", zorder=2)
+        path = certificate_descent(A, start, steps=steps, rate=rate)
+        ax.plot(path[:, 0], path[:, 1], "-", marker="o", ms=3.5, lw=1.2, color=COLORS[0],
+                label="gradient descent", zorder=4)
+        ax.plot([start[0]], [start[1]], "s", ms=8, color=COLORS[0], ls="none", label="start", zorder=5)
+        ax.set_xlim(-extent, extent)
+        ax.set_ylim(-extent, extent)
+        ax.set_aspect("equal")
+        ax.set_xlabel("$c_1$")
+        ax.set_title(f"{label}\n" + r"$\lambda_{\min}$" + f" = {max(w[0], 0.0):.2g}")
+    axes[0, 0].set_ylabel("$c_2$")
+    legend_below(fig, axes[0, 0], ncol=3)
     return fig

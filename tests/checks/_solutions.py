@@ -86,18 +86,42 @@ class Solution:
         return self.exercise.lstrip().startswith(("*Coding.*", "*Pen and paper, then coding.*"))
 
 
+GATE_START = re.compile(r"\A\s*`{3,4}\{solution-start\} ([\w-]+)\n(?::[^\n]*\n)*`{3,4}\n?(.*)\Z", re.S)
+GATE_END = re.compile(r"\A\s*`{3,4}\{solution-end\}\n`{3,4}\n?(.*)\Z", re.S)
+
+
 def solutions():
+    """Every solution: a ``{solution}`` block in a markdown cell, or a gated one, ``{solution-start}``
+    and ``{solution-end}`` around code cells that run in the build. A gated solution is read as one
+    body, its prose with its code cells indented (as a ``{solution}`` block holds code), and sits at
+    its start cell, so that the chapter's slice ends before it."""
     found = []
     for path in chapters():
         cells = json.loads(path.read_text())["cells"]
-        exercises = {}
+        exercises, gate = {}, None
         for i, cell in enumerate(cells):
+            text = "".join(cell["source"])
+            if gate is not None:
+                if cell["cell_type"] == "code":
+                    gate[2].append("\n".join("    " + line if line.strip() else "" for line in text.split("\n")))
+                    continue
+                end = GATE_END.match(text)
+                if end:
+                    start, label, parts = gate
+                    parts.append(end.group(1).split("\n\n#", 1)[0])
+                    found.append(Solution(path, start, label, exercises[label], "\n\n".join(parts)))
+                    gate = None
+                    continue
+                gate[2].append(text)
+                continue
             if cell["cell_type"] != "markdown":
                 continue
-            text = "".join(cell["source"])
             exercises.update({label: body for _, label, body in EXERCISE.findall(text)})
             for _, label, body in SOLUTION.findall(text):
                 found.append(Solution(path, i, label, exercises[label], body))
+            start = GATE_START.match(text)
+            if start:
+                gate = (i, start.group(1), [start.group(2)])
     return found
 
 
@@ -226,9 +250,11 @@ def names_of(source):
 
 @functools.cache
 def code_cells(path):
-    """(index, source) of a chapter's code cells, as plain Python."""
+    """(index, source) of a chapter's code cells, as plain Python; a learner's stub (``skip-execution``,
+    which the build never runs) is not one of them."""
     cells = json.loads(path.read_text())["cells"]
-    return tuple((i, _without_magics("".join(c["source"]))) for i, c in enumerate(cells) if c["cell_type"] == "code")
+    return tuple((i, _without_magics("".join(c["source"]))) for i, c in enumerate(cells)
+                 if c["cell_type"] == "code" and "skip-execution" not in c.get("metadata", {}).get("tags", []))
 
 
 def chapter_slice(solution):

@@ -12,7 +12,7 @@ def said(capsys, *args, **kwargs) -> str:
 
 
 def test_an_exact_prediction_is_right(capsys):
-    assert said(capsys, 6, np.int64(6), what="heads") == "heads: you predicted 6, the run gives 6: exactly right.\n"
+    assert said(capsys, 6, np.int64(6), what="heads") == "heads:\n  you predicted 6, the run gives 6\n    exactly right.\n"
 
 
 def test_a_prediction_within_rounding_is_right(capsys):
@@ -20,8 +20,8 @@ def test_a_prediction_within_rounding_is_right(capsys):
 
 
 @pytest.mark.parametrize(("predicted", "actual", "words"), [
-    (2, 4, "off by 2 (the run is 2 times your value)"),
-    (4, 1, "off by 3 (the run is 1/4 of your value)"),
+    (2, 4, "off by 2 (the run is 2 times yours)"),
+    (4, 1, "off by 3 (the run is 1/4 of yours)"),
     (1, -1, "off by 2 (the sign is the other one)"),
     (0, 3, "off by 3."),
 ])
@@ -36,8 +36,14 @@ def test_words_and_booleans(capsys):
 
 def test_one_line_per_value(capsys):
     lines = said(capsys, [1, 2], np.array([1, 3]), what="slopes").splitlines()
-    assert lines[0].startswith("slopes, value 1:") and lines[0].endswith("exactly right.")
-    assert lines[1].startswith("slopes, value 2:") and "off by 1" in lines[1]
+    assert lines == ["slopes:", "  value 1: you predicted 1, the run gives 1", "    exactly right.",
+                     "  value 2: you predicted 2, the run gives 3", "    off by 1 (the run is 1.5 times yours)."]
+
+
+def test_lines_fit_the_page_column(capsys):
+    """The chapters print these: every line within the 79 columns of tests/test_book_layout.py."""
+    text = said(capsys, -123456.789, 0.000123456, what="the smallest eigenvalue of Lambda_D at d = 16")
+    assert max(len(line) for line in text.splitlines()) <= 79
 
 
 @pytest.mark.parametrize("blank", [None, ...])

@@ -72,6 +72,8 @@ def _rkhs():
         "plot_bound_check": lambda: v.plot_bound_check([1e-6, 1e-4, 1e-3], [1e-5, 1e-3, 1e-1],
                                                       xlabel=r"bound $d\,\epsilon/\lambda_{\min}$",
                                                       title="Lemma A.7 on 9 runs"),
+        "plot_certificate_landscape": lambda: v.plot_certificate_landscape(
+            {"a bowl": [[1.6, 0.6], [0.6, 0.5]], "a valley": [[1.6, 0.8], [0.8, 0.4]]}),
         "plot_noise_bound": lambda: v.plot_noise_bound(levels, levels**2, 10 * levels**2,
                                                       title="Lemma E.2, deterministic form"),
     }

@@ -118,3 +118,56 @@ def test_noise_bound_tells_each_run_and_observed_from_bound():
     assert [t.get_text() for t in unnamed.axes[0].get_legend().get_texts()] == ["observed", "bound"]
     with pytest.raises(TypeError, match="runs must be a sequence of 2 str"):
         viz_rkhs.plot_noise_bound(levels, observed, bound, runs=("only one",))
+
+
+def _lines_by_label(ax):
+    return {line.get_label(): line for line in ax.get_lines()}
+
+
+def test_certificate_landscape_draws_a_point_for_a_bowl_and_the_kernel_line_for_a_valley():
+    bowl, valley = np.array([[1.6, 0.6], [0.6, 0.5]]), np.array([[1.6, 0.8], [0.8, 0.4]])
+    fig = viz_rkhs.plot_certificate_landscape({"bowl": bowl, "valley": valley})
+    point = _lines_by_label(fig.axes[0])["minimisers"]
+    np.testing.assert_array_equal(np.c_[point.get_xdata(), point.get_ydata()], [[0.0, 0.0]])   # one minimiser
+    line = _lines_by_label(fig.axes[1])["minimisers"]
+    xy = np.c_[line.get_xdata(), line.get_ydata()]
+    assert len(xy) >= 2 and np.ptp(xy, axis=0).max() > 2        # a line, not a point
+    np.testing.assert_allclose(xy @ valley, 0, atol=1e-12)       # every point drawn is in ker Lambda: a minimiser
+    assert [ax.get_title().split("\n")[0] for ax in fig.axes] == ["bowl", "valley"]
+
+
+def test_certificate_landscape_descent_takes_the_stiff_direction_first():
+    bowl = np.array([[1.6, 0.6], [0.6, 0.5]])
+    w, V = np.linalg.eigh(bowl)
+    fig = viz_rkhs.plot_certificate_landscape({"bowl": bowl}, start=(-1.6, 1.2), steps=25)
+    path = _lines_by_label(fig.axes[0])["gradient descent"]
+    xy = np.c_[path.get_xdata(), path.get_ydata()]
+    np.testing.assert_array_equal(xy[0], [-1.6, 1.2])
+    along = xy @ V                                                # coordinates on the soft and the stiff eigenvector
+    cut = 1 - np.abs(along[1] / along[0])                         # the share of each the first step removes
+    assert cut[1] > 5 * cut[0]                                    # the first step removes the stiff part first
+    assert abs(along[3, 1]) < 0.01 * abs(along[0, 1]) and abs(along[3, 0]) > 0.5 * abs(along[0, 0])
+    late = xy[-1] - xy[-2]
+    assert abs(late @ V[:, 0]) > 5 * abs(late @ V[:, 1])          # the last steps creep along the soft one
+    assert np.all(np.diff(np.einsum("ti,ij,tj->t", xy, bowl, xy)) < 0)   # the loss falls at every step
+    # in a valley the path stops on the floor, away from c_star = 0
+    valley = np.array([[1.6, 0.8], [0.8, 0.4]])
+    end = viz_rkhs.certificate_descent(valley, (-1.6, 1.2), steps=200)[-1]
+    assert end @ valley @ end < 1e-20 and np.linalg.norm(end) > 0.5
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    ({"matrices": {"a": [[1.0, 0.0], [0.0, -1.0]]}}, ValueError, r"positive semidefinite"),
+    ({"matrices": {"a": [[1.0, 2.0], [0.0, 1.0]]}}, ValueError, r"must be symmetric"),
+    ({"matrices": {"a": np.eye(3)}}, ValueError, r"must have shape \(2, 2\)"),
+    ({"matrices": {"a": np.zeros((2, 2))}}, ValueError, r"not zero"),
+    ({"matrices": [np.eye(2)]}, TypeError, r"must be a dict"),
+    ({"matrices": {"a": np.eye(2)}, "start": (0.0, 0.0, 1.0)}, ValueError, r"start must be a pair"),
+    ({"matrices": {"a": np.eye(2)}, "steps": 0}, ValueError, r"steps"),
+    ({"matrices": {"a": np.eye(2)}, "rate": 1.5}, ValueError, r"rate"),
+    ({"matrices": {"a": np.eye(2)}, "start": (3.0, 0.0)}, ValueError, r"hold the start"),
+])
+def test_certificate_landscape_refuses_bad_input(kwargs, error, message):
+    matrices = kwargs.pop("matrices")
+    with pytest.raises(error, match=message):
+        viz_rkhs.plot_certificate_landscape(matrices, **kwargs)
