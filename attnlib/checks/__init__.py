@@ -18,6 +18,7 @@ check_softmax: on case 'logits as large as 1e4' (S of shape (2, 4)), the
 """
 
 from ._core import CheckFailure
+from ._prediction import compare_prediction  # TEMPORARY (ed2-ch0911): main will provide it
 from .attention import check_attention_head, check_linear_attention, check_softmax, check_softmax_jacobian
 from .lower_bounds import (
     check_parity_coefficients,
@@ -39,6 +40,7 @@ from .training import check_gradient_descent, check_linear_attention_gradient
 
 __all__ = [
     "CheckFailure",
+    "compare_prediction",
     # attention (chapter 1-2)
     "check_softmax",
     "check_softmax_jacobian",
