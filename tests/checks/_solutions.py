@@ -86,6 +86,20 @@ class Solution:
         return self.exercise.lstrip().startswith(("*Coding.*", "*Pen and paper, then coding.*"))
 
 
+GATED = re.compile(r"`{3,4}\{solution-start\} ([\w-]+)\n(?::[^\n]*\n)*`{3,4}\n?(.*)", re.S)
+
+
+def _gated_body(cells, start, prose):
+    """A gated solution as one text: its prose, its code cells as ```python blocks, up to solution-end."""
+    parts = [prose]
+    for cell in cells[start + 1:]:
+        text = "".join(cell["source"])
+        if cell["cell_type"] == "markdown" and text.startswith(("```{solution-end}", "````{solution-end}")):
+            break
+        parts.append(f"```python\n{text}\n```" if cell["cell_type"] == "code" else text)
+    return "\n\n".join(parts)
+
+
 def solutions():
     found = []
     for path in chapters():
@@ -95,9 +109,14 @@ def solutions():
             if cell["cell_type"] != "markdown":
                 continue
             text = "".join(cell["source"])
-            exercises.update({label: body for _, label, body in EXERCISE.findall(text)})
+            # an exercise may end its cell without a newline after the closing fence
+            exercises.update({label: body for _, label, body in EXERCISE.findall(text + "\n")})
             for _, label, body in SOLUTION.findall(text):
                 found.append(Solution(path, i, label, exercises[label], body))
+            gated = GATED.match(text)
+            if gated:
+                label, prose = gated.groups()
+                found.append(Solution(path, i, label, exercises[label], _gated_body(cells, i, prose)))
     return found
 
 
