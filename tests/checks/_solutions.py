@@ -116,7 +116,8 @@ def solutions():
                 continue
             if cell["cell_type"] != "markdown":
                 continue
-            exercises.update({label: body for _, label, body in EXERCISE.findall(text)})
+            # an exercise may end its cell without a newline after the closing fence
+            exercises.update({label: body for _, label, body in EXERCISE.findall(text + "\n")})
             for _, label, body in SOLUTION.findall(text):
                 found.append(Solution(path, i, label, exercises[label], body))
             start = GATE_START.match(text)
