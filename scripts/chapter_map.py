@@ -5,7 +5,8 @@
 
 Each chapter's "Before you start" box names the earlier chapters it uses, as ``{doc}`` links on
 its ``**Needs:**`` line (``scripts/pedagogy.py`` reads them). The map draws the chapters top to
-bottom, coloured by part, with an arc from each chapter to every later chapter that needs it. The
+bottom, coloured by part, with an arc from a chapter to each later chapter that needs it directly:
+a need that follows through other chapters (5 needs 4, which needs 3) is not drawn again. The
 SVG records its dependencies in its description, so ``tests/test_book_pedagogy.py`` can tell
 that the picture is current without comparing drawings.
 """
@@ -13,6 +14,7 @@ that the picture is current without comparing drawings.
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import re
 import sys
@@ -40,8 +42,24 @@ def edges() -> list[tuple[str, str]]:
     return [(need, path.stem) for path in pedagogy.CHAPTERS for need in pedagogy.needs(path)]
 
 
+def direct(pairs) -> list[tuple[str, str]]:
+    """The pairs that no chain of other pairs implies (the transitive reduction): the arcs drawn."""
+    pairs = list(pairs)
+    reach = {a: {b for x, b in pairs if x == a} for a, _ in pairs}
+    changed = True
+    while changed:  # the transitive closure, by repeated extension (eleven chapters)
+        changed = False
+        for a in reach:
+            more = set().union(*(reach.get(b, set()) for b in reach[a])) - reach[a]
+            if more:
+                reach[a] |= more
+                changed = True
+    return [(a, b) for a, b in pairs
+            if not any(c != b and b in reach.get(c, set()) for c in reach[a])]
+
+
 def describe(pairs) -> str:
-    return "chapter map: " + "; ".join(f"{a} > {b}" for a, b in pairs)
+    return "chapter map: " + "; ".join(f"{b} needs {a}" for a, b in pairs)
 
 
 def recorded(svg: Path = SVG) -> str | None:
@@ -49,7 +67,7 @@ def recorded(svg: Path = SVG) -> str | None:
     if not svg.exists():
         return None
     found = DESCRIPTION.search(svg.read_text())
-    return "chapter map: " + found.group(1).strip() if found else None
+    return "chapter map: " + html.unescape(found.group(1).strip()) if found else None
 
 
 def title(stem: str) -> str:
@@ -74,7 +92,7 @@ def draw(path: Path = SVG) -> None:
     colour = {stem: COLORS[i] for i, (_, stems) in enumerate(layout) for stem in stems}
     y = {stem: -i for i, stem in enumerate(order)}
     fig, ax = plt.subplots(figsize=(6.0, 0.5 * len(order) + 0.4))
-    for need, stem in edges():
+    for need, stem in direct(edges()):
         top, bottom = y[need], y[stem]
         height = top - bottom
         ax.add_patch(Arc((0, (top + bottom) / 2), width=0.55 * height, height=height, theta1=90, theta2=270,
@@ -85,12 +103,12 @@ def draw(path: Path = SVG) -> None:
         number = int(stem[2:4])
         ax.text(0.1, y[stem], f"{number}  {title(stem)}", va="center", ha="left", fontsize=12,
                 bbox={"boxstyle": "round,pad=0.25", "fc": "white", "ec": colour[stem], "lw": 1.6})
-    span = max((y[a] - y[b] for a, b in edges()), default=1)
-    left = -0.3 * span - 0.6
+    span = max((y[a] - y[b] for a, b in direct(edges())), default=1)
+    left = -0.3 * span - 0.75
     for i, (caption, stems) in enumerate(layout):
         top, bottom = y[stems[0]] + 0.35, y[stems[-1]] - 0.35
         ax.plot([left + 0.05] * 2, [top, bottom], color=COLORS[i], lw=4, solid_capstyle="butt")
-        ax.text(left + 0.25, (top + bottom) / 2, caption.split(":")[0], rotation=90,
+        ax.text(left + 0.35, (top + bottom) / 2, caption.split(":")[0], rotation=90,
                 va="center", ha="center", fontsize=12, color="0.2")
     ax.set_xlim(left, 6.2)
     ax.set_ylim(-len(order) + 0.4, 0.6)

@@ -124,6 +124,7 @@ def prose_words(text: str) -> int:
     text = re.sub(r"\$\$.*?\$\$", " ", text, flags=re.S)
     text = re.sub(r"<!--.*?-->", " ", text, flags=re.S)
     text = re.sub(r"^\(\S+\)=\s*$", " ", text, flags=re.M)
+    text = STUDY.sub(" ", text)  # the study time line is computed from the rest
     text = re.sub(r"^( {4}|\t).*$", " ", text, flags=re.M)  # indented code
     return len(text.split())
 

@@ -28,6 +28,24 @@ def test_the_chapter_map_is_current_and_points_forward():
     assert needing == set(order[1:]), "every chapter after the first needs an earlier one"
 
 
+def test_the_two_roads_the_map_caption_and_the_instructors_describe():
+    """The preface's caption and the instructors' guide say: Parts II and III both start from Part I
+    and need nothing of each other; chapter 10 needs Part III (chapters 8 and 9); chapter 11 needs
+    both roads directly, through chapters 5 and 10."""
+    parts = dict(chapter_map.parts())
+    by_part = {stem: caption.split(":")[0] for caption, stems in parts.items() for stem in stems}
+    linear = {s for s, p in by_part.items() if p == "Part II"}
+    softmax = {s for s, p in by_part.items() if p in ("Part III", "Part IV")} - {"ch11_two_roads"}
+    edges = chapter_map.edges()
+    assert not [(a, b) for a, b in edges if {a, b} & linear and {a, b} & softmax]
+    for road in (linear, softmax):
+        assert {by_part[a] for a, b in edges if b in road and a not in road} == {"Part I"}
+    assert {"ch08_sculpting", "ch09_heads"} <= {a for a, b in edges if b == "ch10_lower_bounds"}
+    direct = chapter_map.direct(edges)
+    assert {a for a, b in direct if b == "ch11_two_roads"} == {"ch05_certificate", "ch10_lower_bounds"}
+    assert ("ch04_regression", "ch05_certificate") in direct and ("ch03_linear_model", "ch05_certificate") not in direct
+
+
 # --- each rule on a small notebook of its own ------------------------------------------------
 
 FIRST = """# A chapter
