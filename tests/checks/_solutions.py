@@ -51,10 +51,12 @@ def code_of(body):
     return "\n".join(blocks)
 
 
-def prose_of(body):
-    """A solution's text without its code, as one line of words."""
+def prose_of(body, indented_code=True):
+    """A solution's text without its code, as one line of words; ``indented_code=False`` for a gated
+    solution's markdown, whose indented lines are prose (its code is in its code cells)."""
     text = FENCED.sub(" ", body)
-    text = "\n".join(line for line in text.split("\n") if not line.startswith("    ") and not line.startswith(":"))
+    text = "\n".join(line for line in text.split("\n")
+                     if not (indented_code and line.startswith("    ")) and not line.startswith(":"))
     return " ".join(text.split())
 
 
@@ -72,29 +74,33 @@ class Solution:
     label: str
     exercise: str
     body: str
+    cells: tuple | None = None  # a gated solution's code cells; its body is then all markdown
 
     @property
     def code(self):
-        return code_of(self.body)
+        return code_of(self.body) if self.cells is None else "\n\n".join(self.cells)
 
     @property
     def prose(self):
-        return prose_of(self.body)
+        return prose_of(self.body, indented_code=self.cells is None)
 
     @property
     def coding(self):
         return self.exercise.lstrip().startswith(("*Coding.*", "*Pen and paper, then coding.*"))
 
 
-GATE_START = re.compile(r"\A\s*`{3,4}\{solution-start\} ([\w-]+)\n(?::[^\n]*\n)*`{3,4}\n?(.*)\Z", re.S)
+GATE_START = re.compile(r"^`{3,4}\{solution-start\} ([\w-]+)\n(?::[^\n]*\n)*`{3,4}\n?(.*)\Z", re.S | re.M)
 GATE_END = re.compile(r"\A\s*`{3,4}\{solution-end\}\n`{3,4}\n?(.*)\Z", re.S)
+#: where the prose after a ``{solution-end}`` stops being the solution's: a heading, the next exercise or gate
+AFTER_GATE = re.compile(r"\n\n(?:#|`{3,4}\{(?:exercise|solution-start)\})")
 
 
 def solutions():
     """Every solution: a ``{solution}`` block in a markdown cell, or a gated one, ``{solution-start}``
-    and ``{solution-end}`` around code cells that run in the build. A gated solution is read as one
-    body, its prose with its code cells indented (as a ``{solution}`` block holds code), and sits at
-    its start cell, so that the chapter's slice ends before it."""
+    and ``{solution-end}`` around code cells that run in the build. A gated solution's body is its
+    markdown (the cells inside the gate and the text after its end, up to a heading or the next
+    exercise), all of it prose, even an indented line; its code is its code cells and nothing else.
+    It sits at its start cell, so that the chapter's slice ends before it."""
     found = []
     for path in chapters():
         cells = json.loads(path.read_text())["cells"]
@@ -103,26 +109,25 @@ def solutions():
             text = "".join(cell["source"])
             if gate is not None:
                 if cell["cell_type"] == "code":
-                    gate[2].append("\n".join("    " + line if line.strip() else "" for line in text.split("\n")))
+                    gate[3].append(text)
                     continue
                 end = GATE_END.match(text)
-                if end:
-                    start, label, parts = gate
-                    parts.append(end.group(1).split("\n\n#", 1)[0])
-                    found.append(Solution(path, start, label, exercises[label], "\n\n".join(parts)))
-                    gate = None
+                if not end:
+                    gate[2].append(text)
                     continue
-                gate[2].append(text)
-                continue
+                start, label, parts, code = gate
+                parts.append(AFTER_GATE.split(end.group(1), 1)[0])
+                found.append(Solution(path, start, label, exercises[label], "\n\n".join(parts), tuple(code)))
+                gate, text = None, end.group(1)  # the cell goes on: exercises, hints, the next gate
             if cell["cell_type"] != "markdown":
                 continue
             # an exercise may end its cell without a newline after the closing fence
             exercises.update({label: body for _, label, body in EXERCISE.findall(text + "\n")})
             for _, label, body in SOLUTION.findall(text):
                 found.append(Solution(path, i, label, exercises[label], body))
-            start = GATE_START.match(text)
+            start = GATE_START.search(text)
             if start:
-                gate = (i, start.group(1), [start.group(2)])
+                gate = (i, start.group(1), [start.group(2)], [])
     return found
 
 
@@ -338,6 +343,21 @@ class Run:
         rows = [[convert(g) for g in m.groups()] for m in rows if m]
         assert rows, f"{self.solution.label}: nothing printed matches {pattern!r}:\n{self.out}"
         return rows
+
+    def gives(self, what, convert=float):
+        """What the run gives, as ``compare_prediction(..., what=what)`` printed it: one value per
+        predicted value (never the prediction), converted. Fails if the run printed no such comparison."""
+        lines = self.lines
+        assert f"{what}:" in lines, f"{self.solution.label}: no comparison of {what!r} printed:\n{self.out}"
+        values = []
+        for line in lines[lines.index(f"{what}:") + 1:]:
+            match = re.fullmatch(r"  (?:value \d+: )?you predicted .*, the run gives (.*)", line)
+            if match:
+                values.append(convert(match.group(1).strip("'")))
+            elif not line.startswith("    "):  # a verdict line, or the comparison is over
+                break
+        assert values, f"{self.solution.label}: the comparison of {what!r} shows no value:\n{self.out}"
+        return values
 
     def rerun(self, seed):
         """The solution run again on the same chapter state, with ``rng`` drawn afresh from ``seed``."""
