@@ -99,7 +99,7 @@ def draw(path: Path = SVG) -> None:
                          color=colour[need], lw=1.6))
         ax.annotate("", xy=(0, bottom), xytext=(-0.12, bottom),
                     arrowprops={"arrowstyle": "-|>", "color": colour[need], "lw": 1.2})
-    for i, stem in enumerate(order):
+    for stem in order:
         number = int(stem[2:4])
         ax.text(0.1, y[stem], f"{number}  {title(stem)}", va="center", ha="left", fontsize=12,
                 bbox={"boxstyle": "round,pad=0.25", "fc": "white", "ec": colour[stem], "lw": 1.6})

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import os
 import sys
 from pathlib import Path
 
@@ -32,6 +31,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
+from book_web import inline_figures_in_kernels  # noqa: E402
 from execution_timing import (  # noqa: E402
     DEFAULT_CELL_BUDGET,
     METADATA_KEY,
@@ -101,10 +101,8 @@ def summary(timing: dict) -> str:
 
 def main(argv: list[str]) -> int:
     # A kernel that inherits MPLBACKEND=Agg stores "<Figure ...>" text instead of the figure:
-    # drop a non-inline backend before any kernel starts, as the build does (book/_ext/book_web.py).
-    backend = os.environ.get("MPLBACKEND", "")
-    if backend and "inline" not in backend:
-        del os.environ["MPLBACKEND"]
+    # drop a non-inline backend before any kernel starts, as the build does.
+    inline_figures_in_kernels()
     if not argv:
         print(__doc__)
         return 2

@@ -15,12 +15,14 @@ shows on a small notebook that it catches a rebinding).
 from __future__ import annotations
 
 import copy
-import os
 import sys
 from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "_ext"))
+from book_web import inline_figures_in_kernels  # noqa: E402
 
 #: Tags of the set-up cells at the top of a chapter, which the second pass leaves out.
 SETUP = {"remove-input", "hide-input"}
@@ -57,9 +59,7 @@ def rerun(path: Path, timeout: int = 600) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    backend = os.environ.get("MPLBACKEND", "")
-    if backend and "inline" not in backend:
-        del os.environ["MPLBACKEND"]
+    inline_figures_in_kernels()
     if not argv:
         print(__doc__)
         return 2

@@ -94,7 +94,8 @@ def good_cells():
         md("## Summary\n\n- It.\n\n## Check yourself\n\n" + "".join(
             f"**{i}.** Why?\n\n```{{admonition}} Answer\n:class: dropdown\n\nBecause.\n```\n\n" for i in (1, 2, 3))),
         md("## Exercises\n\n```{exercise} Prove it (★★★, 30 min)\n:label: ex-x-prove\n\n*Pen and paper.* Go.\n```\n\n"
-           "```{admonition} Hint\n:class: hint dropdown\n\nThink.\n```\n\n```{solution} ex-x-prove\n:class: dropdown\n\nDone.\n```"),
+           "```{admonition} Hint\n:class: hint dropdown\n\nThink.\n```\n\n"
+           "```{solution} ex-x-prove\n:class: dropdown\n\nDone.\n```"),
     ]
 
 
@@ -122,22 +123,24 @@ def edit(index, old, new):
 
 
 BROKEN = {
-    "core path of": lambda c: c[:2] + [md("## Long\n\n" + "word " * 3001 + "\n```{admonition} Key idea\n"
+    "core path of": lambda c: c[:2] + [md("## Long\n\n" + "word " * (pedagogy.CORE_WORDS + 1) + "\n```{admonition} Key idea\n"
                                             ":class: tip\nOne.\n```")] + c[2:],
-    "words on the core path": lambda c: c[:2] + [md("## Long\n\n" + "word " * 401)] + c[2:],
+    "words on the core path": lambda c: c[:2] + [md("## Long\n\n" + "word " * (pedagogy.CELL_WORDS + 1))] + c[2:],
     "no 'Symbols in this chapter' box": edit(0, "Symbols in this chapter", "Notation"),
     "has no **Needs:** line": edit(0, "**Needs:**", "Needs"),
     "study time is not current": edit(0, "STUDY", "**Study time:** about 9 hours: reading 1 min, the code 1 min, "
                                                   "the exercises 1 min."),
     "does not end with a Key idea box": edit(6, "Key idea", "Note"),
-    "'Check yourself' has 2 folded answers": edit(8, "**3.** Why?\n\n```{admonition} Answer", "**3.** Why?\n\n```{admonition} Note"),
+    "'Check yourself' has 2 folded answers": edit(8, "**3.** Why?\n\n```{admonition} Answer",
+                                                  "**3.** Why?\n\n```{admonition} Note"),
     "no folded hint before its solution": edit(9, "{admonition} Hint", "{admonition} Note"),
     "a hint that is not folded": edit(4, ":class: hint dropdown", ":class: hint"),
     "a solution with code that does not run": edit(9, "Done.", "    print(42)"),
     "no exercise at the point of use": lambda c: c[:3] + [code("def my_it():\n    pass", "nbval-skip")] + c[4:],
     "rebinds what the chapter imported: np": lambda c: c + [code("np = 3")],
     "removed from the page but defines": lambda c: [c[0], {**c[1], "metadata": {"tags": ["remove-input"]}}] + c[2:],
-    "(a solution) uses the chapter's rng": edit(5, "sol_rng = np.random.default_rng(1)\nmy_it = sol_rng", "my_it = rng"),
+    "(a solution) uses the chapter's rng": edit(5, "sol_rng = np.random.default_rng(1)\nmy_it = sol_rng",
+                                                "my_it = rng"),
     "(a solution) defines what a later cell uses": lambda c: c + [code("print(sol_rng)")],
 }
 
@@ -152,7 +155,6 @@ def test_a_cell_that_fails_when_run_again_is_named(tmp_path):
     """scripts/rerun_cells.py (run by scripts/check_kernels.sh on the chapters) on a small notebook:
     a later cell rebinds an imported name, so the earlier cell that calls it fails the second time."""
     import nbformat
-
     import rerun_cells
 
     nb = nbformat.v4.new_notebook()

@@ -50,10 +50,18 @@ class AuditStart(SphinxDirective):
     def run(self):
         title = self.arguments[0].strip()
         if not title.startswith(TITLES):
-            logger.warning("audit-start: the title must start with %s, got %r",
-                           " or ".join(repr(t) for t in TITLES), title, location=self.get_location())
-        inline, messages = self.state.inline_text(title, self.lineno)  # maths and roles in the title
-        node = audit_start("", *inline, title=title, classes=self.options.get("class", []))
+            logger.warning(
+                "audit-start: the title must start with %s, got %r",
+                " or ".join(repr(t) for t in TITLES),
+                title,
+                location=self.get_location(),
+            )
+        inline, messages = self.state.inline_text(
+            title, self.lineno
+        )  # maths and roles in the title
+        node = audit_start(
+            "", *inline, title=title, classes=self.options.get("class", [])
+        )
         self.set_source_info(node)
         return [node, *messages]
 
@@ -73,24 +81,41 @@ def gather(app, doctree) -> None:
         parent = start.parent
         siblings = parent.children
         i = siblings.index(start)
-        end = next((j for j in range(i + 1, len(siblings)) if isinstance(siblings[j], (audit_end, audit_start))),
-                   None)
+        end = next(
+            (
+                j
+                for j in range(i + 1, len(siblings))
+                if isinstance(siblings[j], (audit_end, audit_start))
+            ),
+            None,
+        )
         if end is None or isinstance(siblings[end], audit_start):
-            logger.warning("audit-start %r has no audit-end after it in the same section (a heading "
-                           "between them, or a box inside a box?)", start["title"], location=start)
+            logger.warning(
+                "audit-start %r has no audit-end after it in the same section (a heading "
+                "between them, or a box inside a box?)",
+                start["title"],
+                location=start,
+            )
             parent.remove(start)
             continue
-        inside = siblings[i + 1:end]
-        box = nodes.admonition("", classes=["dropdown", "audit", *start["classes"]])
+        inside = siblings[i + 1 : end]
+        box = nodes.admonition(
+            "", classes=["dropdown", "audit", *start["classes"]]
+        )
         box.source, box.line = start.source, start.line
         box += nodes.title(start["title"], "", *start.children)
         for node in inside:
             parent.remove(node)
             box += node
         parent.replace(start, box)
-        parent.remove(parent.children[parent.children.index(box) + 1])  # the audit_end
+        parent.remove(
+            parent.children[parent.children.index(box) + 1]
+        )  # the audit_end
     for end in list(doctree.findall(audit_end)):
-        logger.warning("audit-end without an audit-start before it in the same section", location=end)
+        logger.warning(
+            "audit-end without an audit-start before it in the same section",
+            location=end,
+        )
         end.parent.remove(end)
 
 
@@ -100,4 +125,8 @@ def setup(app):
     app.add_directive("audit-start", AuditStart)
     app.add_directive("audit-end", AuditEnd)
     app.connect("doctree-read", gather)
-    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
+    return {
+        "version": "1.0",
+        "parallel_read_safe": True,
+        "parallel_write_safe": True,
+    }

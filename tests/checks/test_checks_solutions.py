@@ -46,7 +46,7 @@ from attnlib.checks import (
     check_softmax,
 )
 from attnlib.rkhs import certificate, cubic_features, fit_linear_attention, kernel, n_features, parameter_map
-from attnlib.sculpt import certify, certify_candidates, learn, net_candidates, planted_instance
+from attnlib.sculpt import certify, learn, net_candidates
 from attnlib.tasks import automata as am
 
 # --- what each solution states ------------------------------------------------------------------

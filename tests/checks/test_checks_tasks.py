@@ -75,7 +75,8 @@ def test_lookup_reference_and_a_correct_variant_pass(capsys):
 
 
 @pytest.mark.parametrize("wrong, message", [
-    (lambda S, A: lookup(S, A, w="all"), r"'parity automaton \(S=2, A=2\)', the key block of the output is not zero"),  # keys copied
+    # keys copied
+    (lambda S, A: lookup(S, A, w="all"), r"'parity automaton \(S=2, A=2\)', the key block of the output is not zero"),
     (lambda S, A: lookup(S, A, theta="values"), r"'parity automaton \(S=2, A=2\)'"),                  # matches values
     (lambda S, A: lookup(S, A, w="half"), r"'parity automaton \(S=2, A=2\)'"),                         # a factor 1/2
     (lambda S, A: lookup(S + 1, A), r"must both have shape \(m, 6, 6\)"),                             # d wrong

@@ -12,7 +12,8 @@ def said(capsys, *args, **kwargs) -> str:
 
 
 def test_an_exact_prediction_is_right(capsys):
-    assert said(capsys, 6, np.int64(6), what="heads") == "heads:\n  you predicted 6, the run gives 6\n    exactly right.\n"
+    expected = "heads:\n  you predicted 6, the run gives 6\n    exactly right.\n"
+    assert said(capsys, 6, np.int64(6), what="heads") == expected
 
 
 def test_a_prediction_within_rounding_is_right(capsys):
