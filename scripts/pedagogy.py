@@ -8,8 +8,8 @@ The rules, read from the chapters' sources (``tests/test_book_pedagogy.py`` hold
 them):
 
 - **A page a student can finish.** The *core path* is the markdown prose before ``## Exercises``,
-  outside exercises, solutions, hints, dropdowns and folded side paths (``audit-start`` ...
-  ``audit-end``), without code, display maths or comments: at most ``CORE_WORDS`` words a page and
+  outside exercises, solutions, hints, dropdowns and folded side paths (``% audit-start`` ...
+  ``% audit-end``), without code, display maths or comments: at most ``CORE_WORDS`` words a page and
   ``CELL_WORDS`` a markdown cell.
 - **The first cell** holds "What you will learn", "Before you start" (a ``**Needs:**`` line whose
   ``{doc}`` links name the earlier chapters the page uses, drawn as the preface's chapter map, and
@@ -57,6 +57,8 @@ EXERCISE = re.compile(r"^(`{3,}|:{3,})\{exercise\}\s*(.*)$")
 STUDY = re.compile(r"^\*\*Study time:\*\*.*$", re.M)
 NEEDS = re.compile(r"^\*\*Needs:\*\*(.*)$", re.M)
 DOC = re.compile(r"\{doc\}`(?:[^`<]*<)?(ch\d\d_\w+)>?`")
+AUDIT_START = re.compile(r"^% audit-start\s*$", re.M)
+AUDIT_END = re.compile(r"^% audit-end\s*$", re.M)
 #: Sections that need no Key idea box.
 NO_KEY_IDEA = ("Summary", "Check yourself", "Exercises")
 
@@ -124,6 +126,7 @@ def prose_words(text: str) -> int:
     """Words of prose: code, display maths, comments and label lines left out."""
     text = re.sub(r"\$\$.*?\$\$", " ", text, flags=re.S)
     text = re.sub(r"<!--.*?-->", " ", text, flags=re.S)
+    text = re.sub(r"^%.*$", " ", text, flags=re.M)  # MyST comments
     text = re.sub(r"^\(\S+\)=\s*$", " ", text, flags=re.M)
     text = STUDY.sub(" ", text)  # the study time line is computed from the rest
     text = re.sub(r"^( {4}|\t).*$", " ", text, flags=re.M)  # indented code
@@ -135,8 +138,7 @@ def core_words_of(text: str) -> int:
     for piece in blocks(text):
         if isinstance(piece, str):
             total += prose_words(piece)
-        elif not folded(piece) and piece.name not in {"audit-start", "audit-end", "solution-start",
-                                                      "solution-end"}:
+        elif not folded(piece) and piece.name not in {"solution-start", "solution-end"}:
             total += prose_words(piece.title) + core_words_of(piece.body)
     return total
 
@@ -193,16 +195,17 @@ def walk(path: Path) -> Page:
                         in_exercises = True
             if "{admonition} Key idea" in text and section is not None:
                 key_ideas[section] = True
-            starts_audit = "{audit-start}" in text
+            starts_audit = AUDIT_START.search(text) is not None
             starts_solution = "{solution-start}" in text
             if not (in_audit or in_solution or in_exercises):
-                before = re.split(r"^`{3,}\{(?:audit|solution)-start\}", text, maxsplit=1, flags=re.M)[0]
+                before = re.split(r"^(?:`{3,}\{solution-start\}|% audit-start\s*$)", text, maxsplit=1,
+                                  flags=re.M)[0]
                 words = core_words_of(before)
                 if words or heading:
                     page.core[index] = words
-            if "{audit-end}" in text:
+            if AUDIT_END.search(text):
                 in_audit = False
-                after = text.split("{audit-end}", 1)[1].split("\n", 2)[-1]
+                after = text[AUDIT_END.search(text).end():]
                 page.core[index] = page.core.get(index, 0) + core_words_of(after)
             if "{solution-end}" in text:
                 in_solution = False
@@ -270,6 +273,9 @@ def exercise_problems(cells: list) -> list[str]:
         if cell["cell_type"] == "code":
             if "skip-execution" in tags(cell) and not in_exercises and open_exercises:
                 seen_point_of_use = True
+            if "skip-execution" in tags(cell) and not {"nbval-skip", "raises-exception"} <= tags(cell):
+                out.append(f"cell {index}: a stub needs the tags nbval-skip and raises-exception too (so that "
+                           "nbval skips it and JupyterLab's Run All goes past its NotImplementedError)")
             continue
         in_exercises = in_exercises or bool(re.search(r"^## Exercises", text, re.M))
         for piece in blocks(text):

@@ -46,7 +46,7 @@ from test_book_browser_widgets import CONTROLS, figure_key, move
 CHAPTERS = ["book/ch05_certificate.ipynb", "book/ch01_attention.ipynb"]
 WIDGET_CHAPTER = "book/ch01_attention.ipynb"
 #: Roles that jupyterlab-myst renders in JupyterLab (checked on the chapters by this test).
-LAB_ROLES = {"cite", "cite:t", "cite:p", "prf:ref", "numref", "ref", "doc", "math", "eq", "sub", "sup"}
+LAB_ROLES = {"cite", "cite:t", "cite:p", "prf:ref", "numref", "ref", "doc", "math", "eq", "sub", "sup", "term", "index"}
 #: Roles that only the book build can resolve; JupyterLab shows their target's name instead.
 BUILD_ONLY_ROLES = {
     "glue:text": "the value is glued by myst-nb during the book build; JupyterLab shows its key, and the "
@@ -84,7 +84,8 @@ def expected_boxes(text: str) -> dict[str, int]:
     """How many boxes of each kind the chapter's markdown asks for."""
     fences = re.findall(r"(?m)^\s*(?:`{3,}|:{3,})\s*\{([\w:-]+)\}", text)
     return {"proof": sum(f.startswith("prf:") for f in fences),
-            "exercise": sum(f in ("exercise", "solution") for f in fences),
+            # a gated solution renders its start and its end as boxes of their own
+            "exercise": sum(f in ("exercise", "solution", "solution-start", "solution-end") for f in fences),
             "admonition": sum(f in ADMONITIONS for f in fences)}
 
 
@@ -166,7 +167,7 @@ RENDERED = r"""() => [...document.querySelectorAll('.jp-MarkdownCell .myst')].ma
   return copy.innerText;
 })"""
 UNRESOLVED = r"""() => [...document.querySelectorAll('.jp-MarkdownCell [title="Cross Reference Not Found"]')]
-  .map(e => e.innerText.trim())"""
+  .map(e => e.textContent.trim())"""  # textContent: a reference in a folded dropdown has no innerText
 BOXES = r"""() => ({
   proof: document.querySelectorAll('.jp-MarkdownCell .myst-proof').length,
   exercise: document.querySelectorAll('.jp-MarkdownCell .myst-exercise').length,

@@ -85,7 +85,7 @@ def good_cells():
         code("import numpy as np\nrng = np.random.default_rng(0)", "hide-input"),
         md("## A section\n\nSome words.\n\n```{exercise} Build it (★★, 10 min)\n:label: ex-x-build\n\n"
            "*Coding.* Write it.\n```"),
-        code("def my_it():\n    raise NotImplementedError", "skip-execution", "nbval-skip"),
+        code("def my_it():\n    raise NotImplementedError", "skip-execution", "nbval-skip", "raises-exception"),
         md("```{admonition} Hint\n:class: hint dropdown\n\nLook.\n```\n\n"
            "```{solution-start} ex-x-build\n:class: dropdown\n```"),
         code("sol_rng = np.random.default_rng(1)\nmy_it = sol_rng.normal()"),
@@ -137,6 +137,7 @@ BROKEN = {
     "a hint that is not folded": edit(4, ":class: hint dropdown", ":class: hint"),
     "a solution with code that does not run": edit(9, "Done.", "    print(42)"),
     "no exercise at the point of use": lambda c: c[:3] + [code("def my_it():\n    pass", "nbval-skip")] + c[4:],
+    "a stub needs the tags": lambda c: c[:3] + [code("def my_it():\n    pass", "skip-execution", "nbval-skip")] + c[4:],
     "rebinds what the chapter imported: np": lambda c: c + [code("np = 3")],
     "removed from the page but defines": lambda c: [c[0], {**c[1], "metadata": {"tags": ["remove-input"]}}] + c[2:],
     "(a solution) uses the chapter's rng": edit(5, "sol_rng = np.random.default_rng(1)\nmy_it = sol_rng",

@@ -1058,7 +1058,7 @@ SLOW |= {"ex-10-wider"}
 
 @claim("ex-11-causal-degree")
 def _(run):
-    weights = np.array(run.lines[0].split(":")[1].strip(" []").split(), dtype=float)
+    weights = np.array(run.lines[1].strip(" []").split(), dtype=float)  # the line under its label
     run.says("Still at most 3, for every token", "of degree 1; later tokens can have any degree")
     assert set(np.flatnonzero(weights)) == {1, 3}
     heads = random_heads(2, 3, rng=27)
