@@ -101,7 +101,7 @@ def draw(path: Path = SVG) -> None:
                     arrowprops={"arrowstyle": "-|>", "color": colour[need], "lw": 1.2})
     for stem in order:
         number = int(stem[2:4])
-        ax.text(0.1, y[stem], f"{number}  {title(stem)}", va="center", ha="left", fontsize=12,
+        ax.text(0.1, y[stem], f"{number}  {title(stem)}", va="center", ha="left", fontsize=14,
                 bbox={"boxstyle": "round,pad=0.25", "fc": "white", "ec": colour[stem], "lw": 1.6})
     span = max((y[a] - y[b] for a, b in direct(edges())), default=1)
     left = -0.3 * span - 0.75
@@ -109,7 +109,7 @@ def draw(path: Path = SVG) -> None:
         top, bottom = y[stems[0]] + 0.35, y[stems[-1]] - 0.35
         ax.plot([left + 0.05] * 2, [top, bottom], color=COLORS[i], lw=4, solid_capstyle="butt")
         ax.text(left + 0.35, (top + bottom) / 2, caption.split(":")[0], rotation=90,
-                va="center", ha="center", fontsize=12, color="0.2")
+                va="center", ha="center", fontsize=14, color="0.2")
     ax.set_xlim(left, 6.2)
     ax.set_ylim(-len(order) + 0.4, 0.6)
     ax.axis("off")
