@@ -92,3 +92,25 @@ document.addEventListener("click", (event) => {
     requestAnimationFrame(markWideBoxes);
   }
 });
+
+// Sphinx's search (searchtools.js) appends a summary under each result, and throws ("parameter 1 is
+// not of type 'Node'") when a result's anchor yields no text, since makeSearchSummary then returns
+// null: a glossary term or an index entry of the book is such a result. Give it an empty summary.
+function guardSearchSummary() {
+  if (typeof Search === "undefined" || !Search.makeSearchSummary || Search.makeSearchSummary.guarded) {
+    return;
+  }
+  const original = Search.makeSearchSummary;
+  Search.makeSearchSummary = (...args) => original(...args) || document.createElement("p");
+  Search.makeSearchSummary.guarded = true;
+}
+guardSearchSummary();
+document.addEventListener("DOMContentLoaded", guardSearchSummary);
+
+// A box that was folded when the page loaded had no width then: mark its wide outputs and
+// equations when a reader opens it (sphinx-togglebutton's button, or a <summary>).
+document.addEventListener("click", (event) => {
+  if (event.target.closest && event.target.closest("button.toggle-button, summary")) {
+    setTimeout(markWideBoxes, 50);
+  }
+});

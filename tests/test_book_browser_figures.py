@@ -50,6 +50,7 @@ MEASURE = r"""() => {
     return {k, src: src.startsWith("blob:") ? "frame" : src, alt: img.getAttribute("alt"), natural: img.naturalWidth,
             shown: img.getBoundingClientRect().width, column, id, cited,
             svg: /\.svg$/i.test(src), frame: !!img.closest(".jupyter-widgets"),
+            aside: !!img.closest(".admonition.audit"),
             caption: caption ? caption.textContent.replace(/\s+/g, " ").trim() : null};
   };
   // a widget's frames are not chapter figures: the static figure above it is (its frames carry
@@ -82,7 +83,9 @@ def figure_problems(image: dict, body: float, *, phone: bool) -> list[str]:
         found.append(f"{where}: a {image['natural']} px raster shown at {image['shown']:.0f} px is soft at "
                      "device pixel ratio 2 (draw it as SVG, or at twice the pixels)")
     px = text_px(image)
-    if phone and px < PHONE_MIN_PX - 0.05:
+    # A figure in a folded side path for readers of the paper sits in a box narrower than the column:
+    # on a phone its text may be smaller (they read it at desktop width, or zoom). Known: issue 39.
+    if phone and px < PHONE_MIN_PX - 0.05 and not image.get("aside"):
         found.append(f"{where}: on a phone its {MIN_PT} pt text is {px:.1f} CSS px, below {PHONE_MIN_PX:g}")
     if not phone and not image["frame"]:
         natural_css = image["natural"] if image["svg"] else image["natural"] * DPI / FRAME_DPI
@@ -98,6 +101,7 @@ def test_the_figure_checks_can_fail():
     svg = {"k": 0, "src": "a.svg", "svg": True, "frame": False, "natural": 576, "shown": 576, "column": 672}
     assert figure_problems(svg, 16, phone=False) == []
     assert figure_problems({**svg, "shown": 342}, 16, phone=True) == []          # 9.5 px on a phone
+    assert figure_problems({**svg, "shown": 300, "aside": True}, 16, phone=True) == []
     old = {**svg, "src": "a.png", "svg": False, "natural": 651, "shown": 651}    # the old 1x PNGs
     assert any("soft" in p for p in figure_problems(old, 16, phone=False))
     assert any("below 9" in p for p in figure_problems({**svg, "natural": 640, "shown": 342}, 16, phone=True))
@@ -117,6 +121,15 @@ def sizes():
         (SHOTS / ("figures.txt" if name == "desktop" else "figures-phone.txt")).write_text("\n".join(text) + "\n")
 
 
+#: Open every folded side path (book/_ext/audit.py: an admonition that sphinx-togglebutton folds).
+OPEN_SIDE_PATHS = """() => {
+  for (const box of document.querySelectorAll('.admonition.audit.toggle-hidden')) {
+    const button = box.querySelector(':scope > .admonition-title button.toggle-button, button.toggle-button');
+    if (button) button.click();
+  }
+}"""
+
+
 def _measure(pages, docname, *, phone: bool):
     page = pages.visit(docname, phone=phone).page
     folder = SHOTS / ("figures-phone" if phone else "figures")
@@ -127,6 +140,7 @@ def _measure(pages, docname, *, phone: bool):
             page.wait_for_selector(".attnlib-frames img", timeout=30_000)
         except Exception:  # noqa: BLE001 (the widget test reports a widget that never draws)
             pass
+    page.evaluate(OPEN_SIDE_PATHS)  # figures in the folded boxes for readers of the paper are measured too
     page.wait_for_timeout(300)
     info = page.evaluate(MEASURE)
     info["light_captions"] = page.evaluate(
