@@ -1,7 +1,7 @@
 """The preface's chapter map: which chapter needs which, drawn from the chapters' own boxes.
 
     python scripts/chapter_map.py            # print the dependencies
-    python scripts/chapter_map.py --write    # redraw book/images/chapter-map.svg
+    python scripts/chapter_map.py --write    # redraw book/images/chapter-map.svg (and .pdf)
 
 Each chapter's "Before you start" box names the earlier chapters it uses, as ``{doc}`` links on
 its ``**Needs:**`` line (``scripts/pedagogy.py`` reads them). The map draws the chapters top to
@@ -116,6 +116,9 @@ def draw(path: Path = SVG) -> None:
     fig.patch.set_facecolor("white")
     fig.savefig(path, format="svg", bbox_inches="tight",
                 metadata={"Date": None, "Description": describe(edges()), "Title": "Chapter map"})
+    # the PDF edition takes the same drawing as PDF (the figure is images/chapter-map.*)
+    fig.savefig(path.with_suffix(".pdf"), format="pdf", bbox_inches="tight",
+                metadata={"CreationDate": None, "ModDate": None, "Title": "Chapter map"})
     plt.close(fig)
 
 
