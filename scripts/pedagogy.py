@@ -50,6 +50,12 @@ CODE_MINUTES = 1.0
 
 #: Tags that take a cell's input off the page.
 REMOVED = {"remove-input", "remove-cell"}
+FOLDED_CODE = {"hide-input", "hide-cell"}
+#: Calls a cell may make and still only hand numbers to the prose: glue, read a results file, print.
+PLUMBING = {"glue", "benchmark_results", "print", "format_value", "markdown_table"}
+#: Calls that only format or pick what a plumbing cell passes on.
+FORMATTING = {"len", "float", "int", "str", "round", "sum", "min", "max", "sorted", "dict", "list", "zip",
+              "enumerate", "items", "values", "keys", "get", "replace", "format", "join", "fill"}
 FENCE = re.compile(r"^(`{3,}|:{3,})\s*(\{([\w:-]+)\})?\s*(.*)$")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$", re.M)
 MINUTES = re.compile(r"\((★+),\s*(\d+)\s*min\)")
@@ -213,6 +219,9 @@ def walk(path: Path) -> Page:
             in_solution = in_solution or starts_solution
         elif not (in_audit or in_solution or in_exercises) and not tags(cell) & (REMOVED | {"skip-execution"}):
             page.core_code += 1
+            if not tags(cell) & FOLDED_CODE and only_plumbing(cell):
+                page.problems.append(f"cell {index} only glues numbers or reads results files: fold it "
+                                     "(tag hide-input) or move it into a side path")
     page.exercise_minutes = sum(int(m) for cell in cells if cell["cell_type"] == "markdown"
                                 for line in source(cell).splitlines() if EXERCISE.match(line.strip())
                                 for _, m in MINUTES.findall(line))
@@ -304,6 +313,18 @@ def exercise_problems(cells: list) -> list[str]:
         out.append("no exercise at the point of use (an exercise before '## Exercises' with a stub "
                    "cell tagged skip-execution)")
     return out
+
+
+def only_plumbing(cell) -> bool:
+    """Whether a code cell does nothing a reader would type: every call in it glues a number, reads a
+    benchmark's results file, prints or formats, and at least one glues or reads."""
+    tree = _code(cell)
+    if tree is None:
+        return False
+    called = [node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+              for node in ast.walk(tree) if isinstance(node, ast.Call)]
+    return (any(name in PLUMBING - {"print"} for name in called)
+            and all(name in PLUMBING | FORMATTING for name in called))
 
 
 def _code(cell) -> ast.Module | None:

@@ -139,6 +139,8 @@ BROKEN = {
     "no exercise at the point of use": lambda c: c[:3] + [code("def my_it():\n    pass", "nbval-skip")] + c[4:],
     "a stub needs the tags": lambda c: c[:3] + [code("def my_it():\n    pass", "skip-execution", "nbval-skip")] + c[4:],
     "rebinds what the chapter imported: np": lambda c: c + [code("np = 3")],
+    "only glues numbers or reads results files": lambda c: c[:7] + [code(
+        'record = benchmark_results("x").results\nprint("took", glue("ch99-s", record["s"], ".1f"), "s")')] + c[7:],
     "removed from the page but defines": lambda c: [c[0], {**c[1], "metadata": {"tags": ["remove-input"]}}] + c[2:],
     "(a solution) uses the chapter's rng": edit(5, "sol_rng = np.random.default_rng(1)\nmy_it = sol_rng",
                                                 "my_it = rng"),
