@@ -901,41 +901,43 @@ def plot_two_roads(*, d: int = 16, heads=(2, 3, 4, 5)):
     Parameters
     ----------
     d : int, default 16
-        Token dimension used for the cost column (monomials in the ``2d`` entries of two tokens).
+        Token dimension used for the cost chart (monomials in the ``2d`` entries of two tokens).
     heads : sequence of int, default (2, 3, 4, 5)
-        Numbers of heads m for the table of degrees and monomials (at most 5).
+        The numbers of heads m on the chart's axis (1 to 5 of them).
 
     Returns
     -------
     matplotlib.figure.Figure
-        Top lane: linear attention (Yau et al.); bottom lane: softmax attention on the hypercube
-        (Chen and Li; the middle of that lane is the book's reconstruction). The hatched box marks
-        its cost and the lower bound. Below: the degree of the function a layer computes on the hypercube and
-        the number of monomials a polynomial method must fit at that degree
-        (``attnlib.lower_bounds.n_monomials(2d, D)``): ``D = 3`` for linear attention whatever m,
-        ``D = 2m - 1`` for the softmax family of chapter 10.
+        Top, two columns of boxes: linear attention (Yau et al.) and softmax attention on the
+        hypercube (Chen and Li; the middle of that column is the book's reconstruction). The last
+        box of the softmax column, drawn with a heavy edge, holds its cost and the lower bound.
+        Below, a chart on a log scale: the number of monomials of degree at most ``D`` that a
+        polynomial method must fit (``attnlib.lower_bounds.n_monomials(2d, D)``) against m, with
+        ``D = 3`` for linear attention whatever m (a flat line) and ``D = 2m - 1`` for the softmax
+        family of chapter 10 (a rising one), each point of it labelled with its degree.
 
     Examples
     --------
     >>> len(plot_two_roads().axes)
-    1
+    2
     """
     d = check_positive_int("d", d)
     ms = [check_positive_int("heads", m) for m in heads]
     if not ms or len(ms) > 5:
         raise ValueError(f"heads must list 1 to 5 numbers of heads; received {list(heads)}")
-    # two columns, one per result, their stages top to bottom; below them the table of degrees
-    bw, bh, gap, col_gap = 3.0, 0.82, 0.3, 0.2
-    x0 = (WIDTH - 2 * bw - col_gap) / 2
-    table_h = 3.1
-    lane_top = table_h + 4 * bh + 3 * gap
+    ms = sorted(set(ms))
+    # two columns of boxes, one per result, inside the canvas; below them the chart of the cost
+    margin, col_gap, bw, bh, gap = 0.06, 0.24, 0.0, 0.82, 0.3
+    bw = (WIDTH - 2 * margin - col_gap) / 2
+    chart_h, chart_top = 2.3, 3.35  # the chart's axes: height, and the top of its title
+    lane_top = chart_top + 0.25 + 4 * bh + 3 * gap
     fig, ax = _canvas(WIDTH, lane_top + 0.62)
     lanes = [
-        (x0, 0, "linear attention\n(Yau et al.)",
+        (margin, 0, "linear attention\n(Yau et al.)",
          ["any inputs, any labels\n(agnostic)", "$m$ heads of linear\nattention: cubic in $X$",
           "least squares on $\\psi$ cubic\nfeatures; SVD back to\n$\\leq d^2$ heads",
           "cost polynomial in $d$,\nthe same for every $m$"]),
-        (x0 + bw + col_gap, 1, "softmax attention\n(Chen and Li)",
+        (margin + bw + col_gap, 1, "softmax attention\n(Chen and Li)",
          ["inputs uniform on $\\{\\pm1\\}^{k\\times d}$,\nlabels from a hidden layer",
           "$m$ heads of softmax\nattention", "sculpt a convex body, then\nthe heads (Part III:\nour reconstruction)",
           "time $(dk)^{O(m^3)}$; lower\nbound: some exponential\nin $m$"]),
@@ -945,36 +947,44 @@ def plot_two_roads(*, d: int = 16, heads=(2, 3, 4, 5)):
                 linespacing=1.25)
         prev = None
         for k, text in enumerate(stages):
-            wall = color == 1 and k == len(stages) - 1
             b = _box(ax, x, lane_top - (k + 1) * bh - k * gap, bw, bh, text, color=color, size=SMALL,
-                     ls="-" if color == 0 else "--", hatch="xx" if wall else None)
-            if wall:  # keep the text readable on the hatching
-                ax.texts[-1].set_bbox(dict(facecolor="white", edgecolor="none", pad=1.5))
+                     ls="-" if color == 0 else "--")
+            if color == 1 and k == len(stages) - 1:  # the wall: the lower bound, a heavy solid edge
+                ax.patches[-1].set(lw=3.0, ls="-")
             if prev is not None:
                 _arrow(ax, _edge(prev, "bottom"), _edge(b, "top"))
             prev = b
-    # below: degree and monomials, computed
-    ty = table_h - 0.25
-    ax.text(0.05, ty, "Where the lower bound bites: the degree $D$ of the function on the\n"
-            "hypercube, and the number of monomials of degree $\\leq D$ a polynomial\n"
-            f"method must fit ($d={d}$, two tokens, $2d={2 * d}$ variables)", ha="left", va="top", fontsize=SMALL,
+    # below: the monomials a polynomial method must fit, against m; flat for one road, rising for the other
+    ax.text(margin, chart_top, f"Where the lower bound bites: monomials of degree $\\leq D$ to fit,\n"
+            f"in the $2d={2 * d}$ entries of two tokens ($d={d}$)", ha="left", va="top", fontsize=SMALL,
             linespacing=1.3)
-    cx = [2.2 + 1.12 * j for j in range(len(ms))]
-    rows = [("linear attention", lambda m: 3, "linear"),
-            ("softmax family of ch. 10", lambda m: 2 * m - 1, "softmax")]
-    y = ty - 0.95
-    for j, m in enumerate(ms):
-        ax.text(cx[j], y, f"$m={m}$", ha="center", va="center", fontsize=SMALL, weight="bold")
-    for name, degree, gid in rows:
-        y -= 0.3
-        ax.text(0.05, y, name, ha="left", va="center", fontsize=SMALL, style="italic")
-        ax.text(0.3, y - 0.27, "degree $D$", ha="left", va="center", fontsize=SMALL)
-        ax.text(0.3, y - 0.54, "monomials", ha="left", va="center", fontsize=SMALL)
-        for j, m in enumerate(ms):
-            D = degree(m)
-            mant, exp = f"{n_monomials(2 * d, D):.1e}".split("e")
-            ax.text(cx[j], y - 0.27, f"{D}", ha="center", va="center", fontsize=SMALL, gid=f"degree-{gid}-{m}")
-            ax.text(cx[j], y - 0.54, f"${mant}\\times10^{{{int(exp)}}}$", ha="center", va="center",
-                    fontsize=SMALL, gid=f"monomials-{gid}-{m}")
-        y -= 0.54
+    left, bottom = 1.0, 0.55
+    chart = fig.add_axes((left / WIDTH, bottom / fig.get_figheight(), (WIDTH - left - 0.25) / WIDTH,
+                          chart_h / fig.get_figheight()))
+    roads = [("linear", "linear attention: $D = 3$ for every $m$", lambda m: 3),
+             ("softmax", "softmax family (ch. 10): $D = 2m-1$", lambda m: 2 * m - 1)]
+    counts = {}
+    for j, (gid, label, degree) in enumerate(roads):
+        counts[gid] = [n_monomials(2 * d, degree(m)) for m in ms]
+        line, = chart.plot(ms, counts[gid], color=COLORS[j], marker=("o", "s")[j], ls=("-", "--")[j],
+                           gid=f"monomials-{gid}")
+    high = max(counts["softmax"] + counts["linear"])
+    # direct labels: the flat line's under its right end, the rising one's in the empty upper left
+    chart.text(ms[-1] + 0.2, counts["linear"][-1] / 3, roads[0][1], ha="right", va="top", fontsize=SMALL,
+               color=COLORS[0], gid="label-linear")
+    chart.text(ms[0] - 0.2, high * 3, roads[1][1], ha="left", va="top", fontsize=SMALL, color=COLORS[1],
+               gid="label-softmax")
+    for m, count in zip(ms, counts["softmax"], strict=True):
+        if 2 * m - 1 != 3:
+            chart.annotate(f"$D={2 * m - 1}$", (m, count), xytext=(-6, 6), textcoords="offset points",
+                           ha="right", va="bottom", fontsize=SMALL, gid=f"degree-softmax-{m}")
+    chart.set_yscale("log")
+    chart.set_xticks(ms)
+    chart.set_xlim(ms[0] - 0.3, ms[-1] + 0.3)
+    bottom_y, top_y = min(counts["linear"]) / 30, high * 10
+    chart.set_ylim(bottom_y, top_y)
+    chart.set_yticks([10.0**k for k in range(int(np.ceil(np.log10(bottom_y))), int(np.log10(top_y)) + 1)])
+    chart.minorticks_off()
+    chart.set_xlabel("heads $m$", fontsize=SMALL)
+    chart.set_ylabel("monomials", fontsize=SMALL)
     return fig
