@@ -61,7 +61,7 @@ HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$", re.M)
 MINUTES = re.compile(r"\((★+),\s*(\d+)\s*min\)")
 EXERCISE = re.compile(r"^(`{3,}|:{3,})\{exercise\}\s*(.*)$")
 STUDY = re.compile(r"^\*\*Study time:\*\*.*$", re.M)
-NEEDS = re.compile(r"^\*\*Needs:\*\*(.*)$", re.M)
+NEEDS = re.compile(r"^\*\*Needs:\*\*(.*(?:\n(?![ \t]*$|\*\*|`{3,}).*)*)", re.M)  # the line and its wrapped continuation
 DOC = re.compile(r"\{doc\}`(?:[^`<]*<)?(ch\d\d_\w+)>?`")
 AUDIT_START = re.compile(r"^% audit-start\s*$", re.M)
 AUDIT_END = re.compile(r"^% audit-end\s*$", re.M)
@@ -253,6 +253,8 @@ def first_cell_problems(page: Page) -> list[str]:
     found = STUDY.search(first)
     if not found or found.group(0) != page.study_line():
         out.append(f"study time is not current (python scripts/pedagogy.py --write): want '{page.study_line()}'")
+    if found and re.match(r"\n[ \t]*[^\s*`:]", first[found.end():]):
+        out.append("the **Study time:** line splits a paragraph: it goes after the whole **Needs:** paragraph")
     if re.search(r"What you will learn.*?```", first, re.S) and re.search(
             r"(Lemma|Proposition|Theorem|Corollary) \d", first.split("What you will learn", 1)[1].split("```", 1)[0]):
         out.append("'What you will learn' names lemma or proposition numbers: say it in words")

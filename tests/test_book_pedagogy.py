@@ -128,6 +128,7 @@ BROKEN = {
     "words on the core path": lambda c: c[:2] + [md("## Long\n\n" + "word " * (pedagogy.CELL_WORDS + 1))] + c[2:],
     "no 'Symbols in this chapter' box": edit(0, "Symbols in this chapter", "Notation"),
     "has no **Needs:** line": edit(0, "**Needs:**", "Needs"),
+    "line splits a paragraph": edit(0, "(heads).\nSTUDY", "(heads,\nSTUDY\nand values)."),
     "study time is not current": edit(0, "STUDY", "**Study time:** about 9 hours: reading 1 min, the code 1 min, "
                                                   "the exercises 1 min."),
     "does not end with a Key idea box": edit(6, "Key idea", "Note"),
@@ -152,6 +153,17 @@ BROKEN = {
 def test_each_rule_catches_what_it_guards(tmp_path, words):
     found = problems(tmp_path, BROKEN[words](good_cells()))
     assert any(words in p for p in found), found
+
+
+def test_the_study_time_goes_after_a_wrapped_needs_paragraph(tmp_path):
+    cells = good_cells()
+    cells[0] = md(FIRST.replace("(heads).\nSTUDY", "(heads,\nand values).\n"))
+    path = tmp_path / "ch99_x.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    assert pedagogy.write_study_time(pedagogy.walk(path))
+    first = pedagogy.source(json.loads(path.read_text())["cells"][0])
+    assert "(heads,\nand values).\n**Study time:** about" in first
+    assert pedagogy.walk(path).problems == []
 
 
 def test_a_cell_that_fails_when_run_again_is_named(tmp_path):
