@@ -293,6 +293,52 @@ def test_no_page_is_wider_than_the_paper():
     assert not beyond, f"text runs into the paper's edge (width {width}pt): {beyond[:5]}"
 
 
+LINE = re.compile(r'<line xMin="[\d.-]+" yMin="([\d.-]+)" xMax="[\d.-]+" yMax="([\d.-]+)">(.*?)</line>', re.S)
+
+
+def footer_intrusions(bbox_layout: str) -> list[str]:
+    """Pages where text reaches the footer band: a line in the band above the footer's line that is
+    not the footer itself, or a line below the footer (a caption pushed past the text block).
+
+    ``bbox_layout`` is ``pdftotext -bbox-layout``'s output. The footer's line is where most pages'
+    lowest line starts (the running head and page number); the band is 8pt above it to the paper's
+    edge. Body text, captions and code end above the band on every page that keeps its margins."""
+    pages_lines = []
+    for page in bbox_layout.split("<page ")[1:]:
+        pages_lines.append([(float(a), float(b), " ".join(re.findall(r">([^<]*)</word>", words)))
+                            for a, b, words in LINE.findall(page)])
+    lowest = [round(max(lines, key=lambda line: line[1])[0]) for lines in pages_lines if lines]
+    if not lowest:
+        return []
+    top = max(set(lowest), key=lowest.count)  # the footer line's top, on most pages
+    bottom = max(b for lines in pages_lines for a, b, _ in lines if abs(a - top) <= 1.5 and b < top + 14)
+    found = []
+    for number, lines in enumerate(pages_lines, start=1):
+        bad = [text for a, b, text in lines
+               if b > bottom + 3 or (a > top - 8 and abs(a - top) > 1.5)]
+        if bad:
+            found.append(f"page {number}: {bad[0][:60]!r}")
+    return found
+
+
+def test_the_footer_check_finds_a_caption_over_the_footer():
+    def page(*lines):
+        return "<page >" + "".join(f'<line xMin="0" yMin="{a}" xMax="1" yMax="{a + 10}"><word>{t}</word></line>'
+                                   for a, t in lines)
+    clean = page((700, "body"), (796, "12"), (796, "Chapter 1")) * 3
+    assert footer_intrusions(clean) == []
+    caption = page((700, "body"), (786, "Figure 9.4: a long"), (798, "caption"), (796, "13"), (810, "ends here"))
+    found = footer_intrusions(clean + caption)
+    assert found == ["page 4: 'caption'"]
+
+
+def test_no_text_reaches_the_footer():
+    require_pdf()
+    found = footer_intrusions(run("pdftotext", "-bbox-layout", str(PDF), "-"))
+    assert not found, ("text printed over or below the page footer (a figure too tall for the page pushes its "
+                       "caption down: cap its height):\n  " + "\n  ".join(found))
+
+
 def test_first_page_of_each_chapter_rendered_to_png():
     require_pdf()
     SHOTS.mkdir(parents=True, exist_ok=True)
