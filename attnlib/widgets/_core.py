@@ -310,7 +310,12 @@ class FrameExplorer(widgets.VBox):
     """
 
     def __init__(self, controls: dict, stack, grid: list, images: list, links: list, note=None, **kwargs):
-        box = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
+        # one control per row, their labels in one column on the left: a wrapped row of several
+        # read as one strip (a slider's value beside the next control's buttons)
+        width = f"{max(len(c.description) for c in controls.values()) * 0.6 + 0.5:.1f}em"
+        for control in controls.values():
+            control.style.description_width = width
+        box = widgets.VBox(list(controls.values()))
         super().__init__([box, stack] if note is None else [box, note, stack], **kwargs)
         self.add_class(FRAMES_CLASS)
         self.controls = controls

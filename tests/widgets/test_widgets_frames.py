@@ -62,6 +62,15 @@ def test_explorer_nests_one_stack_level_per_control_with_frames_at_the_leaves():
     assert w.shown() is w.frame(alpha=2, beta="y")
 
 
+def test_controls_stand_one_per_row_with_their_labels_in_one_column():
+    w = explorer(lambda a, b: labelled(a=a, b=b), {"a": slider("sharpness", (0, 1, 2)), "b": toggle("N", (1, 2))})
+    box = w.children[0]
+    assert isinstance(box, ipywidgets.VBox), type(box).__name__  # a column, not a wrapping row
+    assert list(box.children) == list(w.controls.values())
+    widths = {control.style.description_width for control in box.children}
+    assert len(widths) == 1 and widths.pop() != "initial"  # "N"'s control starts where "sharpness"'s does
+
+
 def test_every_stack_is_linked_to_the_control_of_its_level():
     w = explorer(lambda a, b: labelled(a=a, b=b), {"a": slider("a", (0, 1, 2)), "b": slider("b", (0, 1))})
     outer = w.stack
