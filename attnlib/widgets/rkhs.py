@@ -42,7 +42,7 @@ def head_spectrum_explorer(*, rng=None, live: bool = False):
         teacher = random_heads(m, d, rng=gen)
         generic = gen.standard_normal((n_features(d), d))
         return viz.plot_head_spectrum({f"{m}-head layer": teacher, "random coefficients": generic},
-                                    title=f"d = {d}: at most d^2 = {d * d} heads")
+                                    title=f"$d = {d}$: at most $d^2 = {d * d}$ heads")
 
     return explorer(draw, {
         "d": slider("d", (2, 3, 4, 5, 6), 3, note="the token dimension: at most d² singular values are not zero"),
