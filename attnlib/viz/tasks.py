@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.patches import Rectangle
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch, Rectangle
 
 from .._validation import check_array_dtype, check_nonnegative_int
 from ..heads import Heads, as_heads
@@ -35,12 +36,17 @@ def plot_dfa_step(dfa, word, t: int = 0, heads: Heads | None = None):
     matplotlib.figure.Figure
         Left: the context (rows are tokens: the table, then the queries so
         far; the key block left of the dashed line, the value block right of
-        it; the current query outlined). Middle: for one head, the logit
-        ``x_n^T Theta x_b`` of the current query x_n on every token b; for
-        several heads, token b's contribution
+        it; the current query outlined). Middle, on the same rows: for one
+        head, the logit ``x_n^T Theta x_b`` of the current query x_n on every
+        token b; for several heads, token b's contribution
         ``sum_i (x_n^T Theta_i x_b) (x_b^T W_i)`` to the decoded state's
-        coordinate. Right: the value block of the output, the decoded state
-        (argmax) filled, the true next state marked.
+        coordinate. A token whose key holds the query's pair (s, a) (the
+        matching table token, the query itself, and earlier queries of the same
+        pair) is a solid blue bar; every other token is a hatched grey bar.
+        Right: the value block of the output, one grey bar per next state s'
+        (the decoded state is the tallest), the true next state marked with a
+        triangle. A legend under the panels names the two kinds of bar and
+        the triangle.
     """
     heads = am.lookup_heads(dfa.n_states, dfa.n_symbols) if heads is None else as_heads(heads)
     word = check_array_dtype("word", word)
@@ -60,11 +66,13 @@ def plot_dfa_step(dfa, word, t: int = 0, heads: Heads | None = None):
     decoded = int(states[t + 1])
     scores = np.einsum("i,hij,bj->hb", x, heads.Theta, X)  # (m, n) logits of the query on every token
     if heads.m == 1:
-        bars, label = scores[0], r"logit $x_n^\top\Theta x_b$"
+        bars, title, label = scores[0], "score", r"$x_n^\top\Theta x_b$"
     else:
         values = np.einsum("bj,hjk->hbk", X, heads.W)[:, :, SA + decoded]  # (m, n)
-        bars, label = (scores * values).sum(axis=0), f"contribution to state {decoded}"
+        bars, title, label = (scores * values).sum(axis=0), "contribution", f"to state {decoded}"
     truth = int(dfa.run(word[: t + 1])[-1])
+    same = np.all(X[:, :SA] == x[:SA], axis=1)  # (n,) tokens whose key holds the query's pair
+    pair = f"({states[t]},{word[t]})"
 
     fig, axes = subplots(1, 3, width=2.3, height=max(3.0, 0.3 * n + 1.4), constrained_layout=True,
                           gridspec_kw={"width_ratios": [1.7, 0.9, 0.8]})
@@ -81,22 +89,31 @@ def plot_dfa_step(dfa, word, t: int = 0, heads: Heads | None = None):
     ax.set_xlabel("key sa | value s'")
 
     ax = axes[0, 1]
-    strong = np.abs(bars) > 0.5
-    ax.barh(range(n), bars, color=[COLORS[0] if big else GREYS["light"] for big in strong],
-            hatch=["" if big else "//" for big in strong], edgecolor="white")
+    match = {"color": COLORS[0], "edgecolor": COLORS[0], "lw": 0.8}
+    other = {"color": GREYS["faint"], "edgecolor": GREYS["dark"], "lw": 0.8, "hatch": "///"}
+    for b in range(n):
+        ax.barh(b, bars[b], **(match if same[b] else other))
     ax.set_ylim(n - 0.5, -0.5)
     ax.set_yticks(range(n), [""] * n)
     ax.axvline(0, color=GREYS["dark"], lw=0.8)
     ax.set_xlabel(label)
-    ax.set_title("per token" if heads.m > 1 else "score")
+    ax.set_title(title)
 
     ax = axes[0, 2]
     value = y[SA:]
-    ax.bar(range(S), value, color=[COLORS[0] if s == decoded else GREYS["light"] for s in range(S)])
+    ax.bar(range(S), value, color=GREYS["mid"])
     ax.plot([truth], [max(value.max(), 1.0) * 1.08], "v", color=COLORS[1], ms=9)
     ax.set_xticks(range(S), [str(s) for s in range(S)])
-    ax.set_xlabel("next state s'\n(▼ the true one)")
+    ax.set_xlabel("next state s'")
     ax.set_title(f"output: {decoded}")
+
+    handles = [Patch(facecolor=match["color"], edgecolor=match["edgecolor"]),
+               Patch(facecolor=other["color"], edgecolor=other["edgecolor"], hatch=other["hatch"]),
+               Line2D([], [], ls="none", marker="v", color=COLORS[1], ms=9)]
+    labels = [f"the query's pair {pair}", "other pair", "true next state"]
+    fig.set_figheight(fig.get_figheight() + 0.3)
+    fig.legend(handles, labels, loc="outside lower center", ncol=3, handlelength=1.5, handletextpad=0.5,
+               columnspacing=1.0)
     return fig
 
 
