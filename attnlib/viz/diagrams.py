@@ -12,8 +12,8 @@ words, one per idea, so that each part of the book has at least one:
 * :func:`plot_halfspaces` -- certified rows become halfspaces; a real 2-D slice of a sculpted body
   and the halfspaces that bound it (chapter 8)
 * :func:`plot_phase_flow` -- the five phases of Part III, the book's reconstruction (chapter 8)
-* :func:`plot_face` -- the face of the body nearest the origin, idealised and real, in the plane of
-  two heads: what phase 4 searches (chapter 9)
+* :func:`plot_face` -- the face of the idealised body nearest the origin, along the heads, beside the tip
+  of a body from data, in the plane of two heads: what phase 4 searches (chapter 9)
 * :func:`plot_two_roads` -- the two results side by side: what each assumes, costs, and where the
   lower bound bites (chapter 11)
 
@@ -771,36 +771,38 @@ def face_geometry(heads: Heads, body: Body, span: Span, *, proxy=None, eps: floa
             "face": face, "view": view, "offsets": offsets}
 
 
-def _face_panel(ax, geo: dict, *, ideal: bool):
+def _face_panel(ax, geo: dict):
+    """One panel of :func:`plot_face`: the slice, the strip phase 4 searches, and the face or the tip, named.
+
+    Few marks, each named on the panel rather than in a legend: the body, the heads and their line,
+    ``Theta_star``, ``P``, the origin, the hatched strip with its far edge, the extreme points, and
+    the face (idealised body) or the tip (a body from data). The labels of the face, the tip and the
+    extreme points sit in the empty corners left of the body, off every line.
+    """
     s_lo, s_hi, t_lo, t_hi = geo["view"]
     poly, cap, pts, star, p = geo["slice"], geo["cap"], geo["heads"], geo["star"], geo["proxy"]
+    width, height = s_hi - s_lo, t_hi - t_lo
     if len(poly):
-        ax.fill(poly[:, 0], poly[:, 1], color=COLORS[0], alpha=0.2, lw=0,
-                label=r"body $K=\kappa(\mathrm{conv}+\mathrm{cone})$" if ideal else "body $K$", gid="slice")
-    if len(cap):
-        ax.add_patch(Polygon(cap, closed=True, facecolor="none", edgecolor=COLORS[2], hatch="////", lw=0,
-                             label=r"$K$ in the slab $\langle P,\Theta\rangle\leq(1+\varepsilon)\|P\|^2$",
-                             gid="cap"))
+        ax.fill(poly[:, 0], poly[:, 1], color=COLORS[0], alpha=0.2, lw=0, gid="slice")
+        # named just left of the heads' segment, which lies in both bodies
+        low = pts[np.argmin(pts[:, 1])]
+        ax.text(0.5 * (star[0] + low[0]) - 0.04 * width, 0.5 * (star[1] + low[1]), "body $K$", ha="right",
+                va="center", fontsize=SMALL, color=GREYS["dark"], gid="body-label")
     u, v, c = geo["slab"]
-    ts = np.array([t_lo, t_hi])
-    if abs(u) > 1e-12:
-        ax.plot((c - v * ts) / u, ts, color=COLORS[2], ls="--", lw=1.2, gid="slab")
-    # the affine line of the two heads, and Theta_star, the foot of the perpendicular from 0
+    if len(cap):  # the strip phase 4 searches: the body inside the slab <P, Theta> <= (1 + eps) ||P||^2
+        ax.add_patch(Polygon(cap, closed=True, facecolor="none", edgecolor=COLORS[2], hatch="////", lw=0,
+                             gid="cap"))
+        edge = _edge_on(cap, u, v, c)  # the slab's far edge, only where it crosses the body
+        ax.plot(edge[:, 0], edge[:, 1], color=COLORS[2], ls="--", lw=1.2, gid="slab")
+    # the affine line of the two heads, with Theta_star on it, nearest the origin
     direction = (pts[1] - pts[0]) / np.linalg.norm(pts[1] - pts[0])
     line = np.array([star - 4 * t_hi * direction, star + 4 * t_hi * direction])
-    ax.plot(line[:, 0], line[:, 1], color=GREYS["dark"], ls=":", lw=1.3,
-            label=r"affine line of $\Theta_1,\Theta_2$", gid="affine")
-    ax.plot([0, star[0]], [0, star[1]], color=GREYS["mid"], ls="--", lw=1.0, gid="perpendicular")
-    r = 0.045 * (s_hi - s_lo)
-    normal = star / np.linalg.norm(star)
-    corner = np.array([star - r * normal, star - r * normal + r * direction, star + r * direction])
-    ax.plot(corner[:, 0], corner[:, 1], color=GREYS["mid"], lw=1.0)
-    if geo["face"] is not None:
-        f = geo["face"]
-        ax.plot(f[:, 0], f[:, 1], color=COLORS[1], lw=3.2, solid_capstyle="butt",
-                label=r"face $\kappa[\Theta_1,\Theta_2]$", gid="face")
+    ax.plot(line[:, 0], line[:, 1], color=GREYS["dark"], ls=":", lw=1.3, gid="affine")
+    face = geo["face"]
+    if face is not None:
+        ax.plot(face[:, 0], face[:, 1], color=COLORS[1], lw=3.2, solid_capstyle="butt", gid="face")
     q = geo["points"]
-    ax.plot(q[:, 0], q[:, 1], "o", color="black", ms=2.6, ls="none", label="LP extreme points, projected", gid="points")
+    ax.plot(q[:, 0], q[:, 1], "o", color="black", ms=2.2, ls="none", gid="points")
     ax.plot(pts[:, 0], pts[:, 1], "o", color=COLORS[1], mec="black", ms=7, ls="none", gid="heads")
     for i, h in enumerate(pts, start=1):
         up = h[1] > 0
@@ -811,13 +813,20 @@ def _face_panel(ax, geo: dict, *, ideal: bool):
                 fontsize=SMALL)
     ax.plot([p[0]], [p[1]], "*", color=COLORS[3], mec="black", ms=11, gid="proxy")
     ax.annotate("$P$", p, xytext=(-7, -3), textcoords="offset points", ha="right", va="top", fontsize=SMALL)
-    ax.plot([0], [0], "+", color="black", ms=8)
+    ax.plot([0], [0], "+", color="black", ms=8, gid="origin")
     ax.annotate("0", (0, 0), xytext=(-3, -4), textcoords="offset points", ha="right", va="top", fontsize=SMALL)
-    if not ideal and len(poly):
+    upper, lower = (s_lo + 0.2 * width, t_hi - 0.17 * height), (s_lo + 0.2 * width, t_lo + 0.17 * height)
+    if len(q):  # lower left: a leader to the lowest extreme point
+        ax.annotate("LP extreme\npoints", q[np.argmin(q[:, 1])], xytext=lower, ha="center", va="center",
+                    fontsize=SMALL, linespacing=1.1, arrowprops=dict(arrowstyle="-", color="black", lw=0.8),
+                    gid="points-label")
+    named = dict(ha="center", va="center", fontsize=SMALL, color=COLORS[1], weight="bold",
+                 arrowprops=dict(arrowstyle="-", color=COLORS[1], lw=1.0))
+    if face is not None:  # upper left: a leader to the face's upper end
+        ax.annotate("face", face[np.argmax(face[:, 1])], xytext=upper, gid="face-label", **named)
+    elif len(poly):
         tip = poly[np.argmin(poly @ np.array([u, v]))]  # the slice's vertex nearest the slab's edge
-        ax.annotate("the face:\na tip", tip, xytext=(0.62 * s_lo + 0.38 * s_hi, t_lo + 0.75 * (t_hi - t_lo)),
-                    ha="center", va="center", fontsize=SMALL, arrowprops=dict(arrowstyle="-", color="0.3", lw=0.8),
-                    gid="tip")
+        ax.annotate("tip", tip, xytext=upper, gid="tip", **named)
     ax.set_xlim(s_lo, s_hi)
     ax.set_ylim(t_lo, t_hi)
     ax.set_aspect("equal")
@@ -832,10 +841,11 @@ def _face_panel(ax, geo: dict, *, ideal: bool):
 @styled
 def plot_face(heads: Heads, ideal: Body, ideal_span: Span, real: Body, real_span: Span, *, kappa: float,
               ideal_proxy=None, real_proxy=None, eps: float = 0.2):
-    """What phase 4 searches: the face of the body nearest the origin, idealised (left) and real (right).
+    """What phase 4 searches: the idealised body has a face along the heads, a body from data a tip.
 
     Both panels are the plane of ``Theta_1`` and ``Theta_2`` (``Theta_star`` along the horizontal
-    axis), computed by :func:`face_geometry`.
+    axis, the origin at the left), computed by :func:`face_geometry`. Every mark is named on the
+    panel (no legend); each title states the panel's point.
 
     Parameters
     ----------
@@ -856,13 +866,23 @@ def plot_face(heads: Heads, ideal: Body, ideal_span: Span, real: Body, real_span
     Returns
     -------
     matplotlib.figure.Figure
-        Left: the idealised body ``kappa (conv + cone)``, its face ``kappa [Theta_1, Theta_2]`` on
-        the line ``<Theta_star, Theta> = kappa ||Theta_star||^2``, the heads and their affine line
-        with ``Theta_star`` the foot of the perpendicular from 0, the min-norm point ``P`` of
-        ``ideal``, the slab ``<P, Theta> <= (1 + eps) ||P||^2`` (hatched inside the body) and the
-        extreme points of ``ideal_span`` projected on the plane. Right: the same for the real slice
-        of ``real``, where the part of the body inside the slab is a small tip. Each title gives
-        the span's mean alignment with the offsets ``Theta_i - Theta_star``.
+        Left, titled "idealised: a face along Theta_1 - Theta_2": the idealised body
+        ``kappa (conv + cone)`` (shaded, "body K") and its face ``kappa [Theta_1, Theta_2]``
+        (thick, labelled "face"), parallel to the heads' affine line (dotted) on which
+        ``Theta_star`` is the point nearest 0; the min-norm point ``P`` of ``ideal`` (star), the
+        part of the body inside the slab ``<P, Theta> <= (1 + eps) ||P||^2`` (hatched, its far edge
+        dashed) and the extreme points of ``ideal_span`` projected on the plane (dots, labelled
+        "LP extreme points"): they spread along the face. Right, titled "from data: only a tip":
+        the same for the slice of ``real``, whose vertex nearest the slab's edge is labelled "tip";
+        the extreme points bunch near it. The second line of each title gives the span's mean
+        alignment with the offsets ``Theta_i - Theta_star``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`face_geometry`: a body or span of the wrong type, fewer than two heads, a
+        dimension that does not match, a proxy of the wrong shape, a non-positive ``eps`` or
+        ``kappa``.
 
     Examples
     --------
@@ -879,15 +899,13 @@ def plot_face(heads: Heads, ideal: Body, ideal_span: Span, real: Body, real_span
     """
     left = face_geometry(heads, ideal, ideal_span, proxy=ideal_proxy, eps=eps, kappa=kappa)
     right = face_geometry(heads, real, real_span, proxy=real_proxy, eps=eps)
-    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 4.0))
-    fig.subplots_adjust(left=0.01, right=0.99, top=0.87, bottom=0.3, wspace=0.05)
-    _face_panel(axes[0], left, ideal=True)
-    _face_panel(axes[1], right, ideal=False)
-    axes[0].set_title(f"idealised body\noffsets captured: {left['offsets']:.2f}", fontsize=SMALL)
-    axes[1].set_title(f"body from the data\noffsets captured: {right['offsets']:.2f}", fontsize=SMALL)
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=SMALL, frameon=False,
-               bbox_to_anchor=(0.5, 0.0), handlelength=1.6, columnspacing=1.0)
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 3.7))
+    fig.subplots_adjust(left=0.01, right=0.99, top=0.86, bottom=0.08, wspace=0.05)
+    _face_panel(axes[0], left)
+    _face_panel(axes[1], right)
+    axes[0].set_title(f"idealised: a face along $\\Theta_1-\\Theta_2$\noffsets captured: {left['offsets']:.2f}",
+                      fontsize=SMALL)
+    axes[1].set_title(f"from data: only a tip\noffsets captured: {right['offsets']:.2f}", fontsize=SMALL)
     return fig
 
 

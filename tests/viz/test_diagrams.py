@@ -280,7 +280,9 @@ def test_face_draws_the_geometry_computed_here(face):
             assert abs(e[0] * (q - h[0])[1] - e[1] * (q - h[0])[0]) < 1e-9 * np.linalg.norm(e) * (1 + np.abs(q).max())
         p = coords(P)
         c = 1.2 * np.sum(P * P)
-        np.testing.assert_allclose(_xy(_by_gid(ax, "slab")) @ p, c, rtol=1e-9)
+        slabs = [line for line in ax.get_lines() if line.get_gid() == "slab"]
+        for slab in slabs:                                             # drawn where it crosses the body
+            np.testing.assert_allclose(_xy(slab) @ p, c, rtol=1e-9)
         np.testing.assert_allclose(_xy(_by_gid(ax, "proxy"))[0], p, atol=1e-9)
         projected = np.array([coords(Q) for Q in span.points])
         np.testing.assert_allclose(_xy(_by_gid(ax, "points")), projected, atol=1e-9)
@@ -297,8 +299,11 @@ def test_face_draws_the_geometry_computed_here(face):
         assert caps or kind == "real"
         for cap in caps:
             assert (_xy(cap) @ p <= c + 1e-9 * c).all()                # the hatched part is inside the slab
+        assert len(slabs) == len(caps)                                 # its far edge is dashed
         if kind == "ideal":
             np.testing.assert_allclose(_xy(_by_gid(ax, "face")), 0.5 * h, atol=1e-9)
+            for q in _xy(slabs[0]):                                    # ends on the body's edges: the rays 0 -> Theta_i
+                assert min(abs(q[0] * g[1] - q[1] * g[0]) / np.linalg.norm(g) for g in h) < 1e-9 * (1 + np.abs(q).max())
         else:
             poly = _xy(_by_gid(ax, "slice"))
             s_lo, s_hi = ax.get_xlim()
@@ -311,6 +316,78 @@ def test_face_draws_the_geometry_computed_here(face):
             tip = _by_gid(ax, "tip")
             np.testing.assert_allclose(tip.xy, poly[np.argmin(poly @ p)], atol=1e-12)
     assert "face" not in {a.get_gid() for a in [*fig.axes[1].get_lines()]}
+
+
+def test_face_names_its_point_on_the_panels_not_in_a_legend(face):
+    """Fig 9.1 reads at a glance: no legend, few marks, the face and the tip named where they are."""
+    heads, ideal, ideal_span, real, real_span, proxies = face
+    T1, T2 = heads.Theta[0], heads.Theta[1]
+    S = T2 + np.sum(T2 * (T2 - T1)) / np.sum((T1 - T2) ** 2) * (T1 - T2)   # Theta_star: nearest 0 on the line
+    B1 = S / np.linalg.norm(S)
+    B2 = (T1 - S) - np.sum((T1 - S) * B1) * B1
+    B2 /= np.linalg.norm(B2)
+    fig = diagrams.plot_face(heads, ideal, ideal_span, real, real_span, kappa=0.5, ideal_proxy=proxies[0],
+                             real_proxy=proxies[1])
+    left, right = fig.axes
+    assert not fig.legends and left.get_legend() is None and right.get_legend() is None
+    # each title states the panel's point on its first line
+    assert left.get_title().split("\n")[0] == r"idealised: a face along $\Theta_1-\Theta_2$"
+    assert right.get_title().split("\n")[0] == "from data: only a tip"
+    # few marks, every one of them named (a gid): no perpendicular, no right-angle mark, no unnamed line
+    marks = {"affine", "points", "heads", "star", "proxy", "origin"}
+    for ax, extra in ((left, {"face", "slab"}), (right, set())):
+        gids = [line.get_gid() for line in ax.get_lines()]
+        assert None not in gids and len(gids) == len(set(gids))
+        assert marks | extra <= set(gids) <= marks | extra | {"slab"}
+
+    def named(ax, text):
+        found = [t for t in ax.texts if t.get_text() == text]
+        assert len(found) == 1, f"{text!r} drawn {len(found)} times"
+        return found[0]
+
+    # the face's label points at an end of kappa [Theta_1, Theta_2], computed here in the heads' plane
+    label = named(left, "face")
+    ends = [0.5 * np.array([np.sum(T * B1), np.sum(T * B2)]) for T in (T1, T2)]
+    assert min(np.linalg.norm(np.asarray(label.xy) - e) for e in ends) < 1e-9
+    assert not [t for t in left.texts if t.get_text() == "tip"]
+    # the tip's label points at a vertex of the data body's slice on the body's edge (a certified row is tight)
+    tip = np.asarray(named(right, "tip").xy)
+    assert not [t for t in right.texts if t.get_text() == "face"]
+    poly = _xy(_by_gid(right, "slice"))
+    assert np.min(np.linalg.norm(poly - tip, axis=1)) < 1e-12
+    lifted = tip[0] * B1 + tip[1] * B2
+    assert abs(np.einsum("pq,kpq->k", lifted, real.Z).min() - real.gamma) < 1e-7   # on the body's boundary
+    P = proxies[1]
+    p = np.array([np.sum(P * B1), np.sum(P * B2)])
+    assert tip @ p <= (poly @ p).min() + 1e-9                          # the slice's vertex nearest the slab's edge
+    # both panels name the extreme points, with a leader to one of them
+    for ax, span in ((left, ideal_span), (right, real_span)):
+        points = _xy(_by_gid(ax, "points"))
+        assert len(points) == len(span.points)
+        assert np.min(np.linalg.norm(points - np.asarray(named(ax, "LP extreme\npoints").xy), axis=1)) < 1e-12
+
+
+def test_face_labels_stay_off_the_slab_edge_and_the_face(face):
+    """No text sits over the lines the figure is about: the slab's edge and the face."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    heads, ideal, ideal_span, real, real_span, proxies = face
+    fig = diagrams.plot_face(heads, ideal, ideal_span, real, real_span, kappa=0.5, ideal_proxy=proxies[0],
+                             real_proxy=proxies[1])
+    FigureCanvasAgg(fig).draw()
+    boxes = [b for _, b in _texts(fig)]
+    for ax in fig.axes:
+        view = ax.bbox
+        for line in ax.get_lines():
+            if line.get_gid() not in {"slab", "face"}:
+                continue
+            xy = _xy(line)
+            along = np.linspace(0, 1, 200)[:, None]
+            pix = ax.transData.transform(xy[0] + along * (xy[-1] - xy[0]))
+            pix = pix[(pix[:, 0] >= view.x0) & (pix[:, 0] <= view.x1) & (pix[:, 1] >= view.y0) & (pix[:, 1] <= view.y1)]
+            for b in boxes:
+                inside = (pix[:, 0] > b.x0) & (pix[:, 0] < b.x1) & (pix[:, 1] > b.y0) & (pix[:, 1] < b.y1)
+                assert not inside.any(), f"a text covers the {line.get_gid()} line"
 
 
 def test_phase_flow_names_real_functions_and_says_it_is_a_reconstruction():
