@@ -106,6 +106,10 @@ def a11y_report():
 #: switches CSS custom properties on ``<html data-theme>``), never the elements, their roles or names
 #: (``test_page_passes_axe`` checks that the page has the same elements in both).
 COLOUR_RULES = ("color-contrast", "link-in-text-block")
+#: Widget areas with a background of their own: the theme paints them in its light text colour in the
+#: dark theme, a slab around the frame's own card, unless _static/layout.css takes it off.
+SLABS = """() => [...document.querySelectorAll('div.cell_output .widget-subarea')]
+    .filter(e => getComputedStyle(e).backgroundColor !== 'rgba(0, 0, 0, 0)').length"""
 ELEMENTS = "() => document.querySelectorAll('*:not(#no-transitions)').length"  # not the audit's own style
 
 
@@ -150,6 +154,8 @@ def test_page_passes_axe(docname, pages, a11y_report):
     _switch_theme(visit.page, docname, THEMES[1])
     assert visit.page.evaluate(ELEMENTS) == elements, f"{docname}: the dark theme changed the page's elements"
     a11y_report[(docname, THEMES[1])] = _audit(visit, COLOUR_RULES)
+    slabs = visit.page.evaluate(SLABS)
+    assert not slabs, f"{docname}: in the dark theme {slabs} widget area(s) sit on a painted slab (_static/layout.css)"
     _switch_theme(visit.page, docname, THEMES[0])
     failing = [(theme, v) for theme in THEMES for v in a11y_report[(docname, theme)]
                if v["impact"] in FAILING_IMPACTS and (docname, v["id"]) not in EXCEPTIONS]
