@@ -50,7 +50,6 @@ MEASURE = r"""() => {
     return {k, src: src.startsWith("blob:") ? "frame" : src, alt: img.getAttribute("alt"), natural: img.naturalWidth,
             shown: img.getBoundingClientRect().width, column, id, cited,
             svg: /\.svg$/i.test(src), frame: !!img.closest(".jupyter-widgets"),
-            aside: !!img.closest(".admonition.audit"),
             caption: caption ? caption.textContent.replace(/\s+/g, " ").trim() : null};
   };
   // a widget's frames are not chapter figures: the static figure above it is (its frames carry
@@ -83,9 +82,7 @@ def figure_problems(image: dict, body: float, *, phone: bool) -> list[str]:
         found.append(f"{where}: a {image['natural']} px raster shown at {image['shown']:.0f} px is soft at "
                      "device pixel ratio 2 (draw it as SVG, or at twice the pixels)")
     px = text_px(image)
-    # A figure in a folded side path for readers of the paper sits in a box narrower than the column:
-    # on a phone its text may be smaller (they read it at desktop width, or zoom). Known: issue 39.
-    if phone and px < PHONE_MIN_PX - 0.05 and not image.get("aside"):
+    if phone and px < PHONE_MIN_PX - 0.05:  # side paths too: on a phone their boxes give the column
         found.append(f"{where}: on a phone its {MIN_PT} pt text is {px:.1f} CSS px, below {PHONE_MIN_PX:g}")
     if not phone and not image["frame"]:
         natural_css = image["natural"] if image["svg"] else image["natural"] * DPI / FRAME_DPI
@@ -101,7 +98,7 @@ def test_the_figure_checks_can_fail():
     svg = {"k": 0, "src": "a.svg", "svg": True, "frame": False, "natural": 576, "shown": 576, "column": 672}
     assert figure_problems(svg, 16, phone=False) == []
     assert figure_problems({**svg, "shown": 342}, 16, phone=True) == []          # 9.5 px on a phone
-    assert figure_problems({**svg, "shown": 300, "aside": True}, 16, phone=True) == []
+    assert any("below 9" in p for p in figure_problems({**svg, "shown": 274}, 16, phone=True))  # a side path's old box
     old = {**svg, "src": "a.png", "svg": False, "natural": 651, "shown": 651}    # the old 1x PNGs
     assert any("soft" in p for p in figure_problems(old, 16, phone=False))
     assert any("below 9" in p for p in figure_problems({**svg, "natural": 640, "shown": 342}, 16, phone=True))
