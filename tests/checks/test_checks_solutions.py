@@ -888,17 +888,15 @@ def _(run):
 
 @claim("ex-08-wrong-proxy")
 def _(run):
-    errors = {}
-    for trial, _, error in run.printed(r"^(\d) ([\d.]+) (\S+)$"):
-        errors.setdefault(trial, []).append(error)
-    E = np.array(list(errors.values()))  # (trial, angle)
+    # one row per direction: each angle's error as a factor of Theta*'s own, in classes
+    rows = [marks.split() for _, marks in run.printed(r"^direction (\d): +(.*)$", convert=str)]
+    E = np.array(rows)  # (direction, angle)
     run.says("within a factor of three of that of the exact $\\Theta^\\star$ in every direction",
              "along some directions the error jumps by an order of magnitude or more, while at the same angle others "
              "stay accurate")
-    exact = E[:, 0]
-    assert np.all(E[:, 1] <= 3 * exact)
-    assert np.any(E > 10 * exact[:, None])
-    assert np.any(E.max(axis=0) > 10 * E.min(axis=0))
+    assert E.shape[1] == 9 and np.all(E[:, :2] == "<3x")
+    assert np.any(E == ">10x")
+    assert any(">10x" in column and "<3x" in column for column in map(set, E.T))
 
 
 # chapter 9
