@@ -20,6 +20,7 @@ DIAGRAMS = {
     "ch01_attention": ["fig-ch01-head"],
     "ch03_linear_model": ["fig-ch03-lift"],
     "ch06_expressivity": ["fig-ch06-lookup"],
+    "ch07_hypercube": ["fig-ch07-gap"],
     "ch08_sculpting": ["fig-ch08-phases", "fig-ch08-halfspaces"],
     "ch09_heads": ["fig-ch09-face"],
     "ch11_two_roads": ["fig-ch11-roads"],

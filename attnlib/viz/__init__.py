@@ -10,7 +10,8 @@ its checks and its tests are:
 * ``sculpt`` -- slices of the body, recovery, the phase report, comparisons (chapters 7-9)
 * ``lower_bounds`` -- Fourier spectra, low-degree regression, gradient runs (chapters 10-11)
 * ``diagrams`` -- explanatory schematics, one or more per part: a head, the cubic lift, a DFA
-  lookup, halfspaces of the body, the phases of Part III, the two roads (chapters 1, 3, 6, 8, 9, 11)
+  lookup, a logit gap, halfspaces of the body, the phases of Part III, the two roads (chapters 1,
+  3, 6, 7, 8, 9, 11)
 * ``prose`` -- not figures: the numbers and tables a chapter's text renders from its computation
   (``glue``), and the committed results of the benchmarks the chapters quote
 

@@ -9,6 +9,8 @@ words, one per idea, so that each part of the book has at least one:
   (chapter 3)
 * :func:`plot_dfa_lookup` -- a DFA's transition table as context tokens, and one lookup step
   (chapter 6)
+* :func:`plot_logit_gap` -- the weights of a row are nonlinear in ``Theta``, but the log-ratio of two
+  of them is ``<Theta, x_a (x_b - x_c)^T>_F``, linear: both sides computed on one example (chapter 7)
 * :func:`plot_halfspaces` -- certified rows become halfspaces; a real 2-D slice of a sculpted body
   and the halfspaces that bound it (chapter 8)
 * :func:`plot_phase_flow` -- the five phases of Part III, the book's reconstruction (chapter 8)
@@ -31,17 +33,19 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Polygon, Rectangle
 
-from .._validation import as_float_array, check_positive_float, check_positive_int, check_sequences
+from .._validation import (as_float_array, check_nonnegative_int, check_positive_float, check_positive_int,
+                           check_sequences)
 from ..attention import attention, attention_weights
 from ..heads import Heads, as_heads
 from ..lower_bounds import n_monomials
-from ..sculpt import Body, Span, body_slice, clip_polygon, min_norm_point, min_norm_proxy, span_alignment
+from ..sculpt import (Body, Span, body_slice, clip_polygon, gap_feature, min_norm_point, min_norm_proxy,
+                      span_alignment)
 from ..tasks.automata import DFA, lookup_heads, query_tokens, table_tokens
 from ._style import COLORS, COLUMN_IN, GREYS, MIN_PT, styled
 from .sculpt import clip_edges, head_plane, plane_coordinates  # one plane for the slices of chapter 8 and this diagram
 
-__all__ = ["plot_cubic_lift", "plot_dfa_lookup", "plot_face", "plot_halfspaces", "plot_head", "plot_phase_flow",
-           "plot_two_roads"]
+__all__ = ["plot_cubic_lift", "plot_dfa_lookup", "plot_face", "plot_halfspaces", "plot_head", "plot_logit_gap",
+           "plot_phase_flow", "plot_two_roads"]
 
 FONT = 12  # pt: titles of a diagram
 SMALL = MIN_PT  # pt: the smallest text drawn (at 100 dpi, 16 px: the page's body text)
@@ -424,6 +428,184 @@ def plot_dfa_lookup(dfa: DFA, state: int = 0, symbol: int = 0):
     ax.text(0.05, 0.05, "Dashed frame: the one table token whose key matches the query\n"
             "(the query also scores 1 on itself; its value block is 0).", ha="left", va="bottom",
             fontsize=SMALL, linespacing=1.3)
+    return fig
+
+
+# --------------------------------------------------------------------------- chapter 7: logit gaps
+
+
+def _digits(M) -> int:
+    """Decimals a matrix's cells need: none when every entry is an integer, else two."""
+    return 0 if np.allclose(M, np.round(M), rtol=0, atol=1e-12) else 2
+
+
+def _weight(w: float) -> str:
+    """A softmax weight to what it resolves: two decimals, or two significant digits below 0.01."""
+    if w >= 0.01:
+        return f"{w:.2f}"
+    return f"{w:.2g}" if w >= 1e-4 else f"{w:.1e}"
+
+
+def _factor(value: float, digits: int) -> str:
+    """One factor of a product in mathtext: a negative number in parentheses."""
+    text = _fmt(value, digits)
+    return f"({text})" if text.startswith("-") else text
+
+
+def _width(fig, text: str, size: float = SMALL) -> float:
+    """The width in inches of ``text`` drawn at ``size`` points on ``fig``."""
+    probe = fig.text(0, 0, text, fontsize=size)
+    width = probe.get_window_extent(fig.canvas.get_renderer()).width / fig.dpi
+    probe.remove()
+    return width
+
+
+@styled
+def plot_logit_gap(X, Theta, a: int = 0, b: int = 1, c: int = 2, *, head: int = 0):
+    """The weights of a row are nonlinear in ``Theta``; the log-ratio of two is linear in it.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        One sequence, tokens as rows (n <= 3, d <= 3, so that every number fits).
+    Theta : Heads or array_like of shape (d, d)
+        The head: an ``attnlib.Heads`` (head ``head`` is drawn; its ``W`` plays no part) or its
+        attention matrix.
+    a, b, c : int, default 0, 1, 2
+        The query token, the token whose weight is the numerator and the competing token
+        (0-based, as in code; ``b != c``, and ``a`` may be either). The figure names them
+        ``x_a``, ``x_b``, ``x_c``, and a token with no role ``x_k`` by its 1-based index.
+    head : int, default 0
+        Which head of a ``Heads`` (0-based).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Top, left to right: the tokens ``X``, the head ``Theta`` and, after the softmax of row
+        ``a``, the weights ``A[a, k]`` as bars with their values (``attnlib.attention_weights``),
+        the two of the ratio in colour: nonlinear in ``Theta``. Bottom left: the gap feature
+        ``Z = x_a (x_b - x_c)^T`` (``attnlib.sculpt.gap_feature``), built from the tokens.
+        Bottom right, fed by the bars and by ``Z``: the equation
+        ``log A[a,b] - log A[a,c] = <Theta, Z>_F`` and the number of each side, the left one from
+        the two weights, the right one as the sum of the products ``Theta_pq Z_pq`` (written out
+        when they fit): the same number, linear in ``Theta``.
+
+    Raises
+    ------
+    TypeError
+        ``Theta`` neither a ``Heads`` nor an array of numbers, or an index not an integer.
+    ValueError
+        ``X`` not one sequence with n <= 3 and d <= 3, ``Theta`` of the wrong shape, an index out
+        of range, ``b == c``, or a weight ``A[a, b]`` or ``A[a, c]`` that underflows to 0.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, -1.0]])
+    >>> fig = plot_logit_gap(X, np.diag([2.0, 1.0]), 0, 1, 2)
+    >>> len(fig.axes)
+    1
+    >>> [t.get_text() for t in fig.axes[0].texts if t.get_gid() in ("lhs", "rhs")]
+    ['left side: $\\\\log 0.12-\\\\log 0.0022=4.00$', 'right side: $2\\\\cdot2+0\\\\cdot2=4.00$']
+    """
+    X3, single = check_sequences(X)
+    if not single:
+        raise ValueError(f"plot_logit_gap draws one sequence of shape (n, d); received shape {X3.shape}")
+    X = X3[0]
+    n, d = X.shape
+    if n > 3 or d > 3:
+        raise ValueError(f"plot_logit_gap draws n <= 3 tokens of dimension d <= 3 so that every number fits; "
+                         f"received n={n}, d={d}")
+    if isinstance(Theta, Heads):
+        heads = as_heads(Theta, d=d, name="Theta")
+        head = check_nonnegative_int("head", head)
+        if head >= heads.m:
+            raise ValueError(f"head must be in 0..{heads.m - 1}; received {head}")
+        Theta = heads.Theta[head]
+    else:
+        Theta = as_float_array("Theta", Theta)
+        if Theta.shape != (d, d):
+            raise ValueError(f"Theta must be an attnlib.Heads or a ({d}, {d}) matrix for tokens of dimension "
+                             f"d = {d}; received shape {Theta.shape}")
+    a, b, c = (check_nonnegative_int(name, value) for name, value in (("a", a), ("b", b), ("c", c)))
+    for name, value in (("a", a), ("b", b), ("c", c)):
+        if value >= n:
+            raise ValueError(f"{name} must be a token index in 0..{n - 1}; received {value}")
+    if b == c:
+        raise ValueError(f"b and c must be two different tokens; received b = c = {b}")
+    row = attention_weights(X, Heads(Theta, np.eye(d)))[0][a]      # (n,) the weights of row a
+    if row[b] <= 0 or row[c] <= 0:
+        raise ValueError(f"the weights A[a,b] = {row[b]:.1e} and A[a,c] = {row[c]:.1e} must be positive to take "
+                         "their logarithms; received a head so sharp that one underflows")
+    Z = gap_feature(X[a], X[b], X[c])                               # (d, d) x_a (x_b - x_c)^T
+    lhs = float(np.log(row[b]) - np.log(row[c]))                    # from the weights
+    rhs = float(np.sum(Theta * Z))                                  # <Theta, Z>_F, entry by entry
+
+    def label(k: int) -> str:
+        roles = [r for r, i in (("a", a), ("b", b), ("c", c)) if i == k]
+        return "$" + "{=}".join(f"x_{r}" for r in roles) + "$" if roles else f"$x_{k + 1}$"
+
+    # top: tokens, Theta, and the bars of row a; bottom: Z, and the equation both of them feed
+    cx, ct, cz = (0.4 if _digits(M) == 0 else 0.5 for M in (X, Theta, Z))
+    bar_h, pitch, bar_w = 1.15, 0.68, 0.4
+    eq_h = 1.2
+    top_h = max(n * cx, d * ct, 0.3 + bar_h + 0.3)                # the bars, their labels and values
+    bottom_h = max(d * cz, eq_h)
+    y_bot = 0.1
+    y_top = y_bot + bottom_h + 0.95                                 # room for the headings between the rows
+    fig, ax = _canvas(WIDTH, y_top + top_h + 0.72)
+    head_kw = dict(ha="center", va="bottom", fontsize=SMALL, linespacing=1.25)
+    left = 0.12 + max(_width(fig, label(k)) for k in range(n))      # room for the token labels
+
+    bx = _matrix(ax, left, y_top + top_h - n * cx, X, cell=cx, digits=_digits(X))
+    for k in range(n):
+        ax.text(left - 0.07, bx[1] + (n - 1 - k) * cx + cx / 2, label(k), ha="right", va="center", fontsize=SMALL)
+    ax.text(bx[0] + bx[2] / 2, y_top + top_h + 0.08, "tokens", **head_kw)
+    bt = _matrix(ax, bx[0] + bx[2] + 0.3, y_top + top_h - d * ct, Theta, cell=ct, digits=_digits(Theta))
+    ax.text(bt[0] + bt[2] / 2, y_top + top_h + 0.08, "head $\\Theta$", **head_kw)
+
+    # the bars of row a, flush right: the two of the ratio in colour, any other grey
+    values = [_weight(w) for w in row]
+    half = max(bar_w, *(_width(fig, v) for v in values)) / 2       # a value is centred on its bar
+    centres = [WIDTH - 0.05 - half - (n - 1 - k) * pitch for k in range(n)]
+    base = y_top + 0.3
+    for k, x in enumerate(centres):
+        ax.add_patch(Rectangle((x - bar_w / 2, base), bar_w, bar_h * float(row[k]), edgecolor="black", lw=0.8,
+                               facecolor=COLORS[0] if k in (b, c) else GREYS["light"], gid=f"bar-{k}"))
+        ax.text(x, base + bar_h * float(row[k]) + 0.04, values[k], ha="center", va="bottom", fontsize=SMALL,
+                gid=f"weight-{k}")
+        ax.text(x, base - 0.05, label(k), ha="center", va="top", fontsize=SMALL)
+    ax.plot([centres[0] - half, centres[-1] + half], [base, base], color="black", lw=0.8)
+    bars_mid = (centres[0] + centres[-1]) / 2
+    title = "softmax of row $a$ of $A$:\nnonlinear in $\\Theta$"
+    ax.text(min(bars_mid, WIDTH - 0.05 - _width(fig, title) / 2), y_top + top_h + 0.08, title, **head_kw)
+    mid = bt[1] + bt[3] / 2
+    _arrow(ax, (bt[0] + bt[2] + 0.08, mid), (centres[0] - half - 0.08, mid))
+
+    # bottom left: the gap feature, from the tokens
+    bz = _matrix(ax, left, y_bot + bottom_h - d * cz, Z, cell=cz, digits=_digits(Z))
+    ax.text(bz[0] - 0.05, y_bot + bottom_h + 0.08, "gap feature\n$Z=x_a(x_b-x_c)^\\top$", **{**head_kw, "ha": "left"})
+    _arrow(ax, (bx[0] + bx[2] / 2, bx[1] - 0.08), (bz[0] + bz[2] / 2, y_bot + bottom_h + 0.62))
+
+    # bottom right: the equation; its left side from the bars, its right side from Z
+    ex = bz[0] + bz[2] + 0.4
+    inner = WIDTH - 0.05 - ex - 0.24                                # the box's width for text
+    products = [(Theta[p, q], Z[p, q]) for p in range(d) for q in range(d) if _fmt(Z[p, q], _digits(Z)) != "0"]
+    terms = "+".join(f"{_factor(t, _digits(Theta))}\\cdot{_factor(z, _digits(Z))}" for t, z in products) or "0"
+    for prefix in ("left side", "left"):
+        lhs_text = f"{prefix}: $\\log {values[b]}-\\log {values[c]}={lhs:.2f}$"
+        if _width(fig, lhs_text) <= inner:
+            break
+    for body in (terms, "\\Sigma_{pq}\\Theta_{pq}Z_{pq}"):
+        rhs_text = f"right side: ${body}={rhs:.2f}$"
+        if _width(fig, rhs_text) <= inner:
+            break
+    eb = _box(ax, ex, y_bot + bottom_h - eq_h, WIDTH - 0.05 - ex, eq_h, color=2)
+    lines = [("claim", "$\\log A[a,b]-\\log A[a,c]=\\langle\\Theta,Z\\rangle_F$"), ("lhs", lhs_text), ("rhs", rhs_text)]
+    for k, (gid, text) in enumerate(lines):
+        ax.text(ex + 0.12, eb[1] + eq_h - 0.2 - k * 0.38, text, ha="left", va="center", fontsize=SMALL, gid=gid)
+    ax.text(ex + eb[2] / 2, eb[1] + eq_h + 0.08, "linear in $\\Theta$: both sides agree", **head_kw)
+    _arrow(ax, (bars_mid, base - 0.36), (bars_mid, eb[1] + eq_h + 0.4))
+    _arrow(ax, (bz[0] + bz[2] + 0.08, bz[1] + bz[3] / 2), (ex - 0.04, bz[1] + bz[3] / 2))
     return fig
 
 

@@ -178,6 +178,9 @@ def _diagrams():
         "plot_cubic_lift": lambda: v.plot_cubic_lift(3),
         # 4 states, 2 symbols: the widest grid the function accepts (8 table tokens, d = 12)
         "plot_dfa_lookup": lambda: v.plot_dfa_lookup(DFA([[1, 0], [3, 2], [0, 0], [2, 1]]), 3, 1),
+        # d = 3 with two decimals in Theta and a token in two roles: the widest top row it draws
+        "plot_logit_gap": lambda: v.plot_logit_gap(boolean_inputs(1, 3, 3, rng=3)[0],
+                                                   random_heads(1, 3, scale=9.0, rng=1), 1, 1, 0),
         "plot_halfspaces": halfspaces,
         "plot_phase_flow": v.plot_phase_flow,
         "plot_two_roads": lambda: v.plot_two_roads(d=16, heads=(2, 3, 4, 5)),

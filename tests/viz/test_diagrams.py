@@ -106,6 +106,11 @@ def _head_example():
     return X, random_heads(1, 4, scale=1.5, rng=rng)
 
 
+def _gap_example():
+    """Chapter 7's triple worked by hand: x_a = (1, 1), x_b = (1, -1), x_c = (-1, -1), Theta = diag(2, 1)."""
+    return np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, -1.0]]), Heads(np.diag([2.0, 1.0]), np.eye(2)), 0, 1, 2
+
+
 def _all_diagrams(sculpted, face):
     X, heads = _head_example()
     body, planted = sculpted
@@ -118,6 +123,10 @@ def _all_diagrams(sculpted, face):
         "lift3": diagrams.plot_cubic_lift(3),
         "dfa": diagrams.plot_dfa_lookup(random_dfa(3, 2, rng=6), 1, 0),
         "dfa4": diagrams.plot_dfa_lookup(DFA([[1, 0], [3, 2], [0, 0], [2, 1]]), 3, 1),
+        "gap": diagrams.plot_logit_gap(*_gap_example()),
+        # the widest: d = 3, two decimals in Theta, a token with two roles, a weight near 1
+        "gap3": diagrams.plot_logit_gap(boolean_inputs(1, 3, 3, rng=3)[0], random_heads(1, 3, scale=9.0, rng=1), 1, 1,
+                                        0),
         "halfspaces": diagrams.plot_halfspaces(body, planted),
         "phases": diagrams.plot_phase_flow(),
         "roads": diagrams.plot_two_roads(),
@@ -167,6 +176,61 @@ def test_head_shows_the_logits_weights_and_output_of_a_naive_head():
         missing = need - shown
         assert not missing, f"numbers not drawn: {dict(missing)}"
     assert any("a=3" in s for s in _strings(fig))  # 0-based query 2 is token a = 3
+
+
+def _naive_weights(X, Theta, a):
+    """Row a of softmax(X Theta X^T), one logit at a time."""
+    n, d = X.shape
+    logits = [sum(X[a, p] * Theta[p, q] * X[k, q] for p in range(d) for q in range(d)) for k in range(n)]
+    top = max(logits)
+    e = [math.exp(s - top) for s in logits]
+    return [v / sum(e) for v in e]
+
+
+def _shown_weight(w):
+    return f"{w:.2f}" if w >= 0.01 else f"{w:.2g}"
+
+
+_PRODUCT = re.compile(r"\(?(-?[\d.]+)\)?\\cdot\(?(-?[\d.]+)\)?")
+
+
+@pytest.mark.parametrize("case", ["chapter", "random"])
+def test_logit_gap_draws_weights_and_both_sides_computed_here(case):
+    """The bars' values are a naive softmax's; Z's cells are x_a (x_b - x_c)^T entry by entry; the left
+    side is the log-ratio of the naive weights, the right side the double sum of Theta_pq Z_pq, each
+    written-out product is an entry of Theta times the entry of Z, and the two sides agree."""
+    if case == "chapter":
+        X, heads, a, b, c = _gap_example()
+    else:
+        X, heads, a, b, c = (boolean_inputs(1, 3, 3, rng=5)[0], random_heads(2, 3, scale=2.0, rng=6), 2, 0, 1)
+    Theta = heads.Theta[-1]
+    fig = diagrams.plot_logit_gap(X, heads, a, b, c, head=heads.m - 1)
+    texts = {t.get_gid(): t.get_text() for t, _ in _texts(fig) if t.get_gid()}
+    n, d = X.shape
+    w = _naive_weights(X, Theta, a)
+    for k in range(n):
+        assert texts[f"weight-{k}"] == _shown_weight(w[k]), (k, texts[f"weight-{k}"], w[k])
+        bar = next(p for p in fig.axes[0].patches if p.get_gid() == f"bar-{k}")
+        assert bar.get_height() == pytest.approx(1.15 * w[k])
+    Z = [[X[a, p] * (X[b, q] - X[c, q]) for q in range(d)] for p in range(d)]
+    shown = Counter(_strings(fig))
+    assert not Counter(_fmt(v, 0) for r in Z for v in r) - shown, "the cells of Z are not x_a (x_b - x_c)^T"
+    log_ratio = math.log(w[b]) - math.log(w[c])
+    inner = sum(Theta[p, q] * Z[p][q] for p in range(d) for q in range(d))
+    lhs, rhs = texts["lhs"], texts["rhs"]
+    assert f"\\log {_shown_weight(w[b])}-\\log {_shown_weight(w[c])}=" in lhs
+    assert lhs.endswith(f"={log_ratio:.2f}$") and rhs.endswith(f"={inner:.2f}$")
+    assert lhs.rsplit("=", 1)[1] == rhs.rsplit("=", 1)[1]          # both sides of the drawn equation agree
+    products = _PRODUCT.findall(rhs)
+    if case == "chapter":
+        assert rhs == "right side: $2\\cdot2+0\\cdot2=4.00$"
+    entries = [(Theta[p, q], Z[p][q]) for p in range(d) for q in range(d) if Z[p][q] != 0]
+    if products:
+        drawn = [float(v) for pair in products for v in pair]
+        assert drawn == pytest.approx([float(v) for pair in entries for v in pair], abs=0.005)
+    else:
+        assert "\\Sigma_{pq}" in rhs
+    assert texts["claim"] == "$\\log A[a,b]-\\log A[a,c]=\\langle\\Theta,Z\\rangle_F$"
 
 
 _ROW = re.compile(r"^\$\((\d)(\d),(\d)\)\$$")
@@ -428,6 +492,25 @@ def test_bad_input_is_named():
         diagrams.plot_head(X, heads, query=4)
     with pytest.raises(ValueError, match="n, d <= 6"):
         diagrams.plot_head(np.ones((7, 4)), heads)
+    G, heads_g, *_ = _gap_example()
+    with pytest.raises(ValueError, match=r"n <= 3 tokens of dimension d <= 3.*received n=4, d=2"):
+        diagrams.plot_logit_gap(np.ones((4, 2)), heads_g)
+    with pytest.raises(ValueError, match=r"Theta must be an attnlib.Heads or a \(2, 2\) matrix.*shape \(3, 3\)"):
+        diagrams.plot_logit_gap(G, np.eye(3))
+    with pytest.raises(TypeError, match="Theta must be an array of numbers"):
+        diagrams.plot_logit_gap(G, "Theta")
+    with pytest.raises(ValueError, match="c must be a token index in 0..2; received 3"):
+        diagrams.plot_logit_gap(G, heads_g, 0, 1, 3)
+    with pytest.raises(TypeError, match="b must be an integer >= 0; received 1.0"):
+        diagrams.plot_logit_gap(G, heads_g, 0, 1.0, 2)
+    with pytest.raises(ValueError, match="b and c must be two different tokens; received b = c = 1"):
+        diagrams.plot_logit_gap(G, heads_g, 0, 1, 1)
+    with pytest.raises(ValueError, match="head must be in 0..0; received 1"):
+        diagrams.plot_logit_gap(G, heads_g, head=1)
+    with pytest.raises(ValueError, match="one sequence of shape"):
+        diagrams.plot_logit_gap(G[None], heads_g)
+    with pytest.raises(ValueError, match="must be positive to take their logarithms"):
+        diagrams.plot_logit_gap(G, np.diag([500.0, 500.0]), 0, 2, 1)
     with pytest.raises(ValueError, match="d = 2 or d = 3"):
         diagrams.plot_cubic_lift(4)
     with pytest.raises(TypeError, match="must be an attnlib.tasks.automata.DFA"):
