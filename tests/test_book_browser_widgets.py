@@ -157,6 +157,18 @@ def move(page, control, kind: str) -> None:
         page.keyboard.press("ArrowDown")
 
 
+#: The controls whose label sits above the control instead of on its line (attnlib.widgets stacks
+#: its controls one per row, label left; the page's widget manager lays toggle buttons out as a
+#: block, which _static/layout.css undoes).
+LABEL_BESIDE = """(b) => [...b.firstElementChild.children].filter(c => {
+    const label = c.querySelector(':scope > .widget-label');
+    const rest = [...c.children].filter(e => e !== label && e.getBoundingClientRect().height > 0);
+    if (!label || !rest.length) return false;
+    const mid = (label.getBoundingClientRect().top + label.getBoundingClientRect().bottom) / 2;
+    return !rest.some(e => e.getBoundingClientRect().top <= mid && mid <= e.getBoundingClientRect().bottom);
+  }).map(c => c.querySelector(':scope > .widget-label').textContent.trim())"""
+
+
 @pytest.mark.parametrize("docname", CHAPTERS)
 def test_every_widget_moves_offline(docname, pages, report):
     start = time.perf_counter()
@@ -191,6 +203,8 @@ def test_every_widget_moves_offline(docname, pages, report):
         problems += [f"widget {index}: control {c['name']!r} has no accessible name (aria-label)"
                      for c in controls if not c["accessible"].strip()]
         problems += [f"widget {index}: control {c['name']!r}: {p}" for c in controls for p in value_problems(c)]
+        problems += [f"widget {index}: control {name!r} stands under its label, not beside it"
+                     for name in box.evaluate(LABEL_BESIDE)]
         noted = box.evaluate(f"(b) => (b.querySelector('.{NOTES_CLASS}') || {{}}).textContent || ''")
         unnoted = [c["name"].strip() for c in controls if f"{c['name'].strip()}:" not in noted]
         if unnoted:
