@@ -38,6 +38,14 @@ LAUNCH_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
 LOCAL = {"127.0.0.1", "localhost"}
+#: Open every folded side path (book/_ext/audit.py: an admonition that sphinx-togglebutton folds):
+#: what a reader sees who opens them, measured and audited too.
+OPEN_SIDE_PATHS = """() => {
+  for (const box of document.querySelectorAll('.admonition.audit.toggle-hidden')) {
+    const button = box.querySelector(':scope > .admonition-title button.toggle-button, button.toggle-button');
+    if (button) button.click();
+  }
+}"""
 # Requests to outside hosts that pages make and an offline reader cannot satisfy. None: the
 # ipywidgets manager is served with the book (book/_ext/widget_manager.py). Anything here
 # must also be listed in CONTRIBUTING.md under "Reading offline".

@@ -30,7 +30,7 @@ from collections import Counter
 
 import pytest
 from _browser import (
-    SHOTS, WIDGETS_SERVED, PlaywrightTimeout, Visit, screenshot, wait_for_math, wait_until_drawn)
+    OPEN_SIDE_PATHS, SHOTS, WIDGETS_SERVED, PlaywrightTimeout, Visit, screenshot, wait_for_math, wait_until_drawn)
 from _site import built, is_chapter, require_build, source, toc_docnames
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -147,6 +147,8 @@ def test_page_passes_axe(docname, pages, a11y_report):
     """Every rule in the light theme, then the colour rules in the dark one (the system setting flips;
     the elements stay the same), then back to light for the tests that share the page."""
     visit = pages.visit(docname)
+    visit.page.evaluate(OPEN_SIDE_PATHS)  # their contents too: ch06's citation in an opened side path
+    visit.page.wait_for_timeout(300)
     shown = visit.page.evaluate("() => document.documentElement.dataset.theme")
     assert shown == THEMES[0], f"{docname}: opened in the {THEMES[0]} theme, the page shows {shown!r}"
     elements = visit.page.evaluate(ELEMENTS)

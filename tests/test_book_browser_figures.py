@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from _browser import SHOTS
+from _browser import OPEN_SIDE_PATHS, SHOTS
 from _figures import alt_problem
 from _site import is_chapter, toc_docnames
 
@@ -116,15 +116,6 @@ def sizes():
         text = [f"chapter figures and visible widget frames at {header}: natural and shown width (px), column "
                 f"width, and the size on the page of {MIN_PT} pt figure text (CSS px)", *rows[name]]
         (SHOTS / ("figures.txt" if name == "desktop" else "figures-phone.txt")).write_text("\n".join(text) + "\n")
-
-
-#: Open every folded side path (book/_ext/audit.py: an admonition that sphinx-togglebutton folds).
-OPEN_SIDE_PATHS = """() => {
-  for (const box of document.querySelectorAll('.admonition.audit.toggle-hidden')) {
-    const button = box.querySelector(':scope > .admonition-title button.toggle-button, button.toggle-button');
-    if (button) button.click();
-  }
-}"""
 
 
 def _measure(pages, docname, *, phone: bool):
