@@ -100,8 +100,10 @@ from _results import write_results  # noqa: E402
 
 from attnlib import attention, boolean_inputs  # noqa: E402
 from attnlib.sculpt import (  # noqa: E402
+    METHOD_LABELS,
     METHODS,
     START_KINDS,
+    START_LABELS,
     binomial_interval,
     carve,
     compare_methods,
@@ -110,8 +112,7 @@ from attnlib.sculpt import (  # noqa: E402
     single_starts,
     sweep,
 )
-from attnlib.sculpt.diagnostics import cosine, phase_diagnostics, relative  # noqa: E402
-from attnlib.viz.sculpt import METHOD_LABELS, START_LABELS, phase_report_entries  # noqa: E402
+from attnlib.sculpt.diagnostics import cosine, phase_diagnostics, phase_report_entries, relative  # noqa: E402
 
 ACCEPT, SUCCESS, RESTARTS, TEST_EXAMPLES, SCALE, SHARED = 1e-6, 1e-3, 5, 2000, 4.0, 0.6
 RULE = ("a start is accepted when the relative residual ||F(X) - Y|| / ||Y|| on all the training "
@@ -253,7 +254,7 @@ def run_phase3(seeds, pool):
     out = {"seeds": seeds, "cases": {}}
     for case, c in PHASE3.items():
         d, n, N, scale, shared = c["d"], c["n"], c["N"], c["scale"], c["shared"]
-        errs, coss = zip(*pool.map(phase3_seed, [case] * seeds, range(seeds)))
+        errs, coss = zip(*pool.map(phase3_seed, [case] * seeds, range(seeds)), strict=True)
         errs, coss = np.array(errs), np.array(coss)
         label = f"d={d} n={n} N={N} scale={scale:g} shared={shared:g}"
         print(f"  {label}: error <= 1% in {np.sum(errs <= 0.01)}/{seeds}"
@@ -388,7 +389,8 @@ def main():
                         help=f"any of {','.join(SINGLE_START)}, each optionally with its own seeds: small:100,d6:40")
     parser.add_argument("--quick", action="store_true", help="a few seeds of every part, printed only")
     parser.add_argument("--jobs", type=int, default=1, help="processes to spread the seeds over")
-    parser.add_argument("--no-write", action="store_true", help="print only; leave benchmarks/results/sculpt.json alone")
+    parser.add_argument("--no-write", action="store_true",
+                        help="print only; leave benchmarks/results/sculpt.json alone")
     args = parser.parse_args()
     if args.quick:
         for key, value in QUICK.items():

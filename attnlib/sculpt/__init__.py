@@ -51,8 +51,10 @@ from .candidates import (
     span_candidates,
 )
 from .compare import (
+    METHOD_LABELS,
     METHODS,
     START_KINDS,
+    START_LABELS,
     Comparison,
     MethodRun,
     SingleStarts,
@@ -94,9 +96,11 @@ from .sum_w import (
 )
 
 __all__ = [
+    "METHOD_LABELS",
     "METHODS",
     "SPAN_METHODS",
     "START_KINDS",
+    "START_LABELS",
     "AtomScores",
     "Body",
     "Candidates",

@@ -29,11 +29,27 @@ from .instances import planted_instance
 from .local import RESTART_SPREAD, lbfgs_restarts, perturbed_start, polish, polish_from_random, refit_residual
 from .pipeline import SculptReport, learn
 
-#: the methods :func:`compare_methods` runs, by identifier (their labels are ``attnlib.viz.sculpt.METHOD_LABELS``):
+#: the methods :func:`compare_methods` runs, by identifier (their labels are :data:`METHOD_LABELS`):
 #: sculpting with and without the polish, the polish from random starts, L-BFGS with restarts, and Adam
 METHODS = ("sculpt_polish", "sculpt_no_polish", "polish_random", "lbfgs", "adam")
-#: the kinds of single start that :func:`single_starts` measures (labels: ``attnlib.viz.sculpt.START_LABELS``)
+#: the kinds of single start that :func:`single_starts` measures (labels: :data:`START_LABELS`)
 START_KINDS = ("sculpted", "other", "perturbed", "perturbed_small", "random")
+#: what the book's figures, tables and the sculpt benchmark call each method of :data:`METHODS`
+METHOD_LABELS = {
+    "sculpt_polish": "sculpt + polish",
+    "sculpt_no_polish": "sculpt, no polish",
+    "polish_random": "polish from random",
+    "lbfgs": "L-BFGS restarts",
+    "adam": "Adam",
+}
+#: what they call each kind of start of :data:`START_KINDS`
+START_LABELS = {
+    "sculpted": "sculpted candidate",
+    "other": "other candidate",
+    "perturbed": "half-RMS perturbations",
+    "perturbed_small": "0.05-RMS perturbations",
+    "random": "random heads",
+}
 
 
 @arguments(method=choice(*METHODS), error="floats", starts="count", certified="flag", seconds="score",

@@ -154,6 +154,31 @@ def phase_diagnostics(report: SculptReport, teacher: Heads, X_test, Y_test) -> P
                             _test_errors(report, X_test, Y_test), report.seconds)
 
 
+#: what the book's phase report (``attnlib.viz.sculpt.plot_phase_report``) and the sculpt benchmark call
+#: each entry of a :class:`PhaseDiagnostics`, panel by panel
+PHASE_REPORT_LABELS = {
+    "sum_W": {"crude": "crude", "phase1": "phase 1", "slice": "phase 3", "final": "final"},
+    "geometry": {"proxy_cosine": "proxy cosine", "span": "span", "random_span": "random span"},
+    "errors": {"face": "face", "net": "net", "pre_polish": "pre-polish", "final": "final"},
+    "seconds": {"sum_w": "phase 1", "sculpted": "phases 2-3", "span": "phase 4", "candidates": "phase 5",
+                "polish": "polish"},
+}
+
+
+@arguments(diagnostics=instance(PhaseDiagnostics))
+def phase_report_entries(diagnostics: PhaseDiagnostics) -> dict:
+    """The entries of a run's diagnostics under their labels, panel by panel (the ones the run reached).
+
+    Returns
+    -------
+    dict of str -> dict of str -> float
+        ``{"sum_W": {"crude": ..., "phase 1": ...}, "geometry": ..., "errors": ..., "seconds": ...}``.
+    """
+    return {panel: {label: getattr(getattr(diagnostics, panel), name) for name, label in labels.items()
+                    if getattr(getattr(diagnostics, panel), name) is not None}
+            for panel, labels in PHASE_REPORT_LABELS.items()}
+
+
 def _sum_W_errors(report: SculptReport, S: np.ndarray) -> SumWErrors:
     p1, s = report.sum_w, report.sculpted
     return SumWErrors(

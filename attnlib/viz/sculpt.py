@@ -21,52 +21,13 @@ from .._validation import (
     check_series,
 )
 from ..heads import Heads, as_heads
-from ..sculpt import Body, body_slice
-from ..sculpt.diagnostics import PhaseDiagnostics, SliceCurves
+from ..sculpt import METHOD_LABELS, Body, body_slice
+from ..sculpt.diagnostics import PhaseDiagnostics, SliceCurves, phase_report_entries
 from ..sculpt.instances import min_norm_point
-from ._style import COLORS, COLUMN_IN, GREYS, MARKERS, legend_below, series, styled, subplots
+from ._style import COLORS, COLUMN_IN, GREYS, MARKERS, MIN_PT, legend_below, series, styled, subplots
 
-#: what the figures and tables call the methods of :func:`attnlib.sculpt.compare_methods`
-METHOD_LABELS = {
-    "sculpt_polish": "sculpt + polish",
-    "sculpt_no_polish": "sculpt, no polish",
-    "polish_random": "polish from random",
-    "lbfgs": "L-BFGS restarts",
-    "adam": "Adam",
-}
-#: what they call the kinds of start of :func:`attnlib.sculpt.single_starts`
-START_LABELS = {
-    "sculpted": "sculpted candidate",
-    "other": "other candidate",
-    "perturbed": "half-RMS perturbations",
-    "perturbed_small": "0.05-RMS perturbations",
-    "random": "random heads",
-}
-#: what :func:`plot_phase_report` calls each entry of a :class:`~attnlib.sculpt.diagnostics.PhaseDiagnostics`,
-#: panel by panel
-PHASE_REPORT_LABELS = {
-    "sum_W": {"crude": "crude", "phase1": "phase 1", "slice": "phase 3", "final": "final"},
-    "geometry": {"proxy_cosine": "proxy cosine", "span": "span", "random_span": "random span"},
-    "errors": {"face": "face", "net": "net", "pre_polish": "pre-polish", "final": "final"},
-    "seconds": {"sum_w": "phase 1", "sculpted": "phases 2-3", "span": "phase 4", "candidates": "phase 5",
-                "polish": "polish"},
-}
 #: what :func:`plot_slice_threshold` calls the curves of a :class:`~attnlib.sculpt.diagnostics.SliceCurves`
 SLICE_LABELS = {"true_proxy": "true Theta*", "sculpted_proxy": "sculpted proxy"}
-
-
-def phase_report_entries(diagnostics: PhaseDiagnostics) -> dict:
-    """The entries of a run's diagnostics under their labels, panel by panel (the ones the run reached).
-
-    Returns
-    -------
-    dict of str -> dict of str -> float
-        ``{"sum_W": {"crude": ..., "phase 1": ...}, "geometry": ..., "errors": ..., "seconds": ...}``.
-    """
-    diagnostics = check_instance("diagnostics", diagnostics, PhaseDiagnostics, where="phase_diagnostics")
-    return {panel: {label: getattr(getattr(diagnostics, panel), name) for name, label in labels.items()
-                    if getattr(getattr(diagnostics, panel), name) is not None}
-            for panel, labels in PHASE_REPORT_LABELS.items()}
 
 
 @styled
@@ -143,6 +104,25 @@ def plane_coordinates(M, basis: np.ndarray) -> tuple[np.ndarray, float]:
     return q, float(np.linalg.norm(M - np.einsum("j,jpq->pq", q, basis)))
 
 
+def _slice_view(heads: Heads, box: float | None = None) -> tuple[tuple[float, float], tuple[float, float], float]:
+    """What :func:`plot_body_slices` shows: its x and y limits and the half-width of the square it clips to.
+
+    With ``box`` the drawing goes to ``box`` along Theta_star and ``0.75 box`` either side. Without
+    it, the drawing zooms on the origin, the tip of the slices and the heads: to 1.3 times the heads'
+    coordinate along Theta_star and 1.3 times their distance from that axis (at least 0.6 times the
+    former), inside a clipping square of 1.4 times their largest coordinate.
+    """
+    B = head_plane(as_heads(heads))
+    pts = np.einsum("ipq,jpq->ij", heads.Theta[:2], B)  # heads in plane coordinates
+    if box is not None:
+        half = check_positive_float("box", box)
+        return (-0.1 * half, half), (-0.75 * half, 0.75 * half), half
+    half = 1.4 * float(np.abs(pts).max())
+    reach = float(pts[:, 0].max())
+    top = min(max(1.3 * float(np.abs(pts[:, 1]).max()), 0.6 * reach), half)
+    return (-0.08 * reach, min(1.3 * reach, half)), (-top, top), half
+
+
 @styled
 def plot_body_slices(bodies: list, heads: Heads, *, titles=None, proxies=None, box: float | None = None):
     """Slices of sculpted bodies through the plane of the first two planted heads, drawn one over another.
@@ -155,23 +135,29 @@ def plot_body_slices(bodies: list, heads: Heads, *, titles=None, proxies=None, b
         The planted layer (m >= 2); the plane is spanned by Theta_1 and Theta_2,
         drawn with Theta_star (their min-norm point) along the horizontal axis.
     titles : list of str, optional
-        The legend's name for each body (default its ``repr``).
+        The name written for each body (default its ``repr``).
     proxies : list of ndarray of shape (d, d), optional
         Min-norm proxies, one per body, marked where they project onto the plane.
     box : float, optional
-        How far the drawing goes along each axis; default 1.4 times the largest head coordinate.
+        How far the drawing goes along Theta_star (and 0.75 times that either side); by default it
+        zooms on the origin, the slices' tips and the heads (:func:`_slice_view`).
 
     Returns
     -------
     matplotlib.figure.Figure
-        Each slice is shaded lightly (where slices overlap the shade deepens) and
-        outlined in its own colour and line style along the body's faces only: where
-        a slice meets the edge of the drawing it is left open, because the body goes on
-        (it is unbounded). Black dots: the heads; dotted grey: the segment between them
-        and the rays through them (the idealised body ``conv + cone`` up to scale).
-        Open stars: the proxies projected onto the plane. A proxy is not in the plane,
-        so its projection may fall outside the slice; the legend gives its distance
-        from the plane.
+        One panel, to scale, whose view depends on the heads only (so drawings of
+        different bodies compare). Each slice is outlined in its own colour and line
+        style along the body's faces only (where a slice meets the edge of the drawing
+        it is left open: the body is unbounded and goes on), and shaded in its colour
+        over the slices before it, so a band between two outlines is what the later
+        body cut away; a key under the panel names the outlines. With two or more
+        bodies whose tips (the points of the slices furthest left, along Theta_star)
+        differ, an arrow labelled "tip moves" runs from the first tip to the last.
+        Black dots: the heads, labelled; dotted grey: the segment between them and the
+        rays through them (the idealised body ``conv + cone`` up to scale); a plus: the
+        origin. Open stars: the proxies projected onto the plane; a note in the top
+        left corner gives their distance from it (a proxy is not in the plane, so its
+        projection may fall outside the slice).
     """
     heads = as_heads(heads)
     if isinstance(bodies, (str, bytes, dict)) or not hasattr(bodies, "__iter__"):
@@ -184,42 +170,64 @@ def plot_body_slices(bodies: list, heads: Heads, *, titles=None, proxies=None, b
         check_instance("bodies", body, Body, "attnlib.sculpt.sculpt_body")
     if proxies is not None and len(proxies) != len(bodies):
         raise ValueError(f"proxies must give one proxy per body ({len(bodies)}); received {len(proxies)}")
+    if titles is not None and len(titles) != len(bodies):
+        raise ValueError(f"titles must give one title per body ({len(bodies)}); received {len(titles)}")
     titles = [repr(b) for b in bodies] if titles is None else [str(t) for t in titles]
     B = head_plane(heads)
     pts = np.einsum("ipq,jpq->ij", heads.Theta[:2], B)  # heads in plane coordinates
-    half = box if box is not None else 1.4 * float(np.abs(pts).max())
-    fig = plt.figure(figsize=(COLUMN_IN, 4.1), constrained_layout=True)
+    (x0, x1), (y0, y1), half = _slice_view(heads, box)
+    # to scale: at most 3.8 in tall and COLUMN_IN less the axis labels wide; the key below, one row
+    height = min(3.8, (COLUMN_IN - 0.8) * (y1 - y0) / (x1 - x0))
+    fig = plt.figure(figsize=(COLUMN_IN, height + 1.3), layout="constrained")
     ax = fig.add_subplot()
+    tips, handles = [], []
     for j, (body, title) in enumerate(zip(bodies, titles, strict=True)):
         poly = body_slice(body, np.zeros((body.d, body.d)), B, box=half)
         style = series(j, marker=False)
         if len(poly):
-            ax.fill(poly[:, 0], poly[:, 1], color=COLORS[0], alpha=0.13, lw=0)
+            # white first, so each slice shows its own shade over the slices before it, not a sum of shades
+            ax.fill(poly[:, 0], poly[:, 1], color="white", lw=0, zorder=1)
+            ax.fill(poly[:, 0], poly[:, 1], color=style["color"], alpha=0.16, lw=0, zorder=1)
             closed = np.vstack([poly, poly[:1]])
             for k, clipped in enumerate(clip_edges(poly, half)):
                 if not clipped:
                     ax.plot(closed[k:k + 2, 0], closed[k:k + 2, 1], color=style["color"], ls=style["ls"], lw=2,
-                            solid_capstyle="round")
-        ax.plot([], [], color=style["color"], ls=style["ls"], lw=2, label=title)
+                            solid_capstyle="round", zorder=3)
+            tips.append(poly[np.argmin(poly[:, 0])])  # the tip: the slice's leftmost point
+        handles.append(ax.plot([], [], color=style["color"], ls=style["ls"], lw=2, label=title)[0])
     for p in pts:
-        ax.plot([0, p[0] * 10], [0, p[1] * 10], color=GREYS["mid"], lw=1, ls=":")
-    ax.plot([pts[0, 0], pts[1, 0]], [pts[0, 1], pts[1, 1]], color=GREYS["mid"], lw=1, ls=":")
-    ax.plot(pts[:, 0], pts[:, 1], "o", color="black", ms=7, label=r"heads $\Theta_1,\Theta_2$")
+        ax.plot([0, p[0] * 10], [0, p[1] * 10], color=GREYS["mid"], lw=1, ls=":", zorder=2)
+    ax.plot([pts[0, 0], pts[1, 0]], [pts[0, 1], pts[1, 1]], color=GREYS["mid"], lw=1, ls=":", zorder=2)
+    ax.plot(pts[:, 0], pts[:, 1], "o", color="black", ms=7, zorder=4)
+    for i, p in enumerate(pts):
+        ax.annotate(rf"$\Theta_{i + 1}$", p, xytext=(7, 0), textcoords="offset points", va="center", zorder=5)
+    ax.plot([0], [0], "+", color="black", ms=9, mew=1.5, zorder=4)
+    ax.annotate("0", (0, 0), xytext=(-4, 4), textcoords="offset points", ha="right", va="bottom")
+    if len(tips) >= 2 and tips[-1][0] - tips[0][0] > 0.02 * (x1 - x0):
+        # the tip's move, drawn just below the first tip, named on its left
+        y = tips[0][1] - 0.06 * (y1 - y0)
+        ax.annotate("", (tips[-1][0], y), xytext=(tips[0][0], y),
+                    arrowprops={"arrowstyle": "-|>", "color": "black", "lw": 1.5, "shrinkA": 0, "shrinkB": 0})
+        ax.annotate("tip moves", (tips[0][0], y), xytext=(-5, 0), textcoords="offset points", ha="right",
+                    va="center", bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "lw": 0})
     if proxies is not None:
+        offs = []
         for j, proxy in enumerate(proxies):
             q, off = plane_coordinates(np.asarray(proxy, dtype=float), B)
-            last = j == len(proxies) - 1
-            ax.plot(q[0], q[1], "*", color=series(j)["color"], mfc="white", mew=1.5, ms=15,
-                    label=f"proxy $P$, projected\n($P$ is {off:.2f} off\nthis plane)" if last else None)
-    ax.fill([], [], color=COLORS[0], alpha=0.25, lw=0,
-            label="slice, open where it\nleaves the frame:\nthe body goes on")
-    ax.set_xlim(-0.1 * half, half)
-    ax.set_ylim(-0.75 * half, 0.75 * half)
+            offs.append(off)
+            ax.plot(q[0], q[1], "*", color=series(j)["color"], mfc="white", mew=1.5, ms=15, zorder=4)
+        far = f"{min(offs):.2f}" if np.ptp(offs) < 0.005 else f"{min(offs):.2f}–{max(offs):.2f}"
+        ax.text(0.02, 0.98, f"☆ {'proxies' if len(proxies) > 1 else 'proxy'}, projected\n({far} off the plane)",
+                transform=ax.transAxes, ha="left", va="top", zorder=5,
+                bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "alpha": 0.8, "lw": 0})
+    # the key under the panel, one column per body; a title "N = 300: 90 halfspaces" breaks after its colon
+    fig.legend(handles=handles, labels=[t.replace(": ", ":\n", 1) for t in titles], loc="outside lower center",
+               ncol=min(3, len(handles)), handlelength=2.4, columnspacing=1.2)
+    ax.set_xlim(x0, x1)
+    ax.set_ylim(y0, y1)
     ax.set_aspect("equal")
-    ax.plot([0], [0], "+", color="black", ms=8)
     ax.set_xlabel(r"along $\Theta^\star$")
     ax.set_ylabel(r"along $\Theta_1-\Theta^\star$")
-    fig.legend(loc="outside right center", handlelength=2.4)
     return fig
 
 
@@ -291,7 +299,7 @@ def plot_phase_report(diagnostics: PhaseDiagnostics, *, title: str | None = None
         From :func:`attnlib.sculpt.diagnostics.phase_diagnostics`: relative errors of the estimates of
         sum_i W_i; the geometry (proxy cosine, span alignment, random baseline, each in [0, 1]);
         relative test errors (candidates, pre-polish, final); seconds per phase. Each entry is
-        named by :data:`PHASE_REPORT_LABELS`.
+        named by :data:`attnlib.sculpt.diagnostics.PHASE_REPORT_LABELS`.
 
     Returns
     -------
@@ -362,7 +370,7 @@ def plot_method_comparison(errors: dict, seconds: dict, *, success: float = 1e-3
     Parameters
     ----------
     errors : dict of str -> array_like of shape (S,)
-        One entry per method (an identifier of :data:`METHOD_LABELS`, shown by its label, or a label):
+        One entry per method (an identifier of :data:`attnlib.sculpt.METHOD_LABELS`, shown by its label, or a label):
         its relative test error on each seed.
     seconds : dict of str -> array_like of shape (S,)
     success : float, default 1e-3
@@ -403,9 +411,37 @@ def plot_method_comparison(errors: dict, seconds: dict, *, success: float = 1e-3
     return fig
 
 
+#: how :func:`plot_sweep` shades a cell: every seed succeeded (faint), some failed, every one failed (strong)
+_SWEEP_SHADES = {"success": (COLORS[2], 0.14), "some": (COLORS[1], 0.3), "none": (COLORS[1], 0.7)}
+
+
+def _size_label(N: float) -> str:
+    """A sample size short enough for a narrow column: 500, 1k, 1.5k, 30k."""
+    return f"{N / 1000:g}k" if N >= 1000 else f"{N:g}"
+
+
+def _sweep_mark(rate: float, seeds: int | None) -> str:
+    """What a cell of :func:`plot_sweep` reads: nothing (every seed succeeded), ✗ (none) or the successes."""
+    if rate >= 1:
+        return ""
+    if rate <= 0:
+        return "✗"
+    return f"{round(rate * seeds):d}/{seeds}" if seeds else f"{np.floor(rate * 100):.0f}%"
+
+
+def _two_lines(label: str) -> str:
+    """A title broken at the space that makes its longer line shortest (a narrow panel's title)."""
+    words = label.split(" ")
+    if len(words) < 2:
+        return label
+    # ties go to the later line: "sculpt" over "+ polish"
+    k = min(range(1, len(words)), key=lambda k: (max(len(" ".join(words[:k])), len(" ".join(words[k:]))), k))
+    return " ".join(words[:k]) + "\n" + " ".join(words[k:])
+
+
 @styled
 def plot_sweep(scales, sizes, success: dict, *, title: str | None = None, seeds: int | None = None):
-    """Success rate of each method over a grid of attention sharpness and sample size.
+    """Where each method fails over a grid of attention sharpness and sample size.
 
     Parameters
     ----------
@@ -414,19 +450,24 @@ def plot_sweep(scales, sizes, success: dict, *, title: str | None = None, seeds:
     sizes : array_like of shape (B,)
         Numbers of examples N.
     success : dict of str -> ndarray of shape (A, B)
-        Fraction of seeds that succeeded, per method (an identifier of :data:`METHOD_LABELS`, shown by
+        Fraction of seeds that succeeded, per method (an identifier of :data:`attnlib.sculpt.METHOD_LABELS`, shown by
         its label, or a label).
     seeds : int, optional
-        Seeds per cell: the cells then read "k/seeds" instead of a rate.
+        Seeds per cell: a cell where some seeds failed then reads "k/seeds" instead of a percentage.
 
     Returns
     -------
     matplotlib.figure.Figure
-        One small table per method (three per row): rows the sharpness, columns N.
-        Each cell reads ✓ (every seed succeeded), ✗ (none) or ~ (some), with the
-        count "k/seeds" (or the rate), on a green shade that deepens with the rate
-        or an orange one where every seed failed.
+        One small grid per method, side by side (four per row): rows the sharpness
+        (sharpest on top), columns N; every grid has the same rows, named on the left.
+        A cell where every seed succeeded is blank on a faint green; one where every
+        seed failed reads ✗ on a strong orange; one where some failed reads the
+        successes ("k/seeds", or the percentage) on a light orange. So the failures,
+        and only they, carry a mark. A key under the grids says so (the third kind of
+        cell only where there is one).
     """
+    from matplotlib.patches import Patch
+
     scales, sizes = check_axis_values("scales", scales), check_axis_values("sizes", sizes)
     success = check_mapping("success", success)
     for name, rate in success.items():
@@ -435,10 +476,12 @@ def plot_sweep(scales, sizes, success: dict, *, title: str | None = None, seeds:
             raise ValueError(f"success[{name!r}] must have shape (len(scales), len(sizes)) = "
                              f"({scales.size}, {sizes.size}); received {rate.shape}")
     names = list(success)
-    ncols = min(3, len(names))
+    ncols = min(4, len(names))
     nrows = -(-len(names) // ncols)
-    fig, axes = subplots(nrows, ncols, width=2.0, height=max(2.2, 0.5 * len(scales) + 1.3),
-                         constrained_layout=True, sharey=True)
+    # a row of cells per sharpness, 0.2 in: a 12-pt mark fits; titles, ticks and the key take the rest
+    height = nrows * (0.2 * scales.size + 1.0) + 0.35 + (0.3 if title else 0.0)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(COLUMN_IN, height), squeeze=False, sharey=True,
+                             layout="constrained")
     for ax in axes.flat[len(names):]:
         ax.set_axis_off()
     for k, (ax, name) in enumerate(zip(axes.flat[: len(names)], names, strict=True)):
@@ -446,23 +489,33 @@ def plot_sweep(scales, sizes, success: dict, *, title: str | None = None, seeds:
         for a in range(S.shape[0]):
             for b in range(S.shape[1]):
                 rate = S[a, b]
-                colour = COLORS[2] if rate > 0 else COLORS[1]
-                ax.add_patch(Rectangle((b - 0.46, a - 0.44), 0.92, 0.88, facecolor=colour,
-                                       alpha=0.15 + 0.35 * rate if rate > 0 else 0.18, lw=0))
-                mark = "✓" if rate >= 1 else "✗" if rate <= 0 else "~"
-                count = f" {round(rate * seeds):d}/{seeds}" if seeds else f" {rate:.1f}"
-                ax.text(b, a, mark + count, ha="center", va="center")
+                shade = "success" if rate >= 1 else "none" if rate <= 0 else "some"
+                colour, alpha = _SWEEP_SHADES[shade]
+                ax.add_patch(Rectangle((b - 0.47, a - 0.45), 0.94, 0.9, facecolor=colour, alpha=alpha, lw=0))
+                mark = _sweep_mark(rate, seeds)
+                if mark:
+                    ax.text(b, a, mark, ha="center", va="center", weight="bold" if shade == "none" else "normal")
         ax.set_xlim(-0.5, S.shape[1] - 0.5)
         ax.set_ylim(-0.5, S.shape[0] - 0.5)
-        ax.set_xticks(range(len(sizes)), [str(int(s)) for s in sizes])
+        ax.set_xticks(range(len(sizes)), [_size_label(s) for s in sizes])
         ax.set_yticks(range(len(scales)), [f"{s:g}" for s in scales])
-        ax.tick_params(length=0)
+        ax.tick_params(length=0, pad=2)
         for spine in ax.spines.values():
             spine.set_visible(False)
-        ax.set_xlabel("examples N")
-        ax.set_title(METHOD_LABELS.get(name, name))
+        ax.set_title(_two_lines(METHOD_LABELS.get(name, name)), fontsize=MIN_PT)
         if k % ncols == 0:
             ax.set_ylabel(r"sharpness $\|\Theta_i\|_F$")
+    for i, ax in enumerate(axes.flat[: len(names)]):
+        if i + ncols >= len(names):  # the lowest grid of its column
+            ax.set_xlabel("examples N")
+    # the key: the two kinds of cell always, the third where some cell has it
+    key = {"success": "blank: all succeed", "none": "✗: all fail",
+           "some": f"k/{seeds}: k of {seeds} succeed" if seeds else "%: share that succeed"}
+    if not any(((S > 0) & (S < 1)).any() for S in map(np.asarray, success.values())):
+        del key["some"]
+    fig.legend(handles=[Patch(facecolor=_SWEEP_SHADES[k][0], alpha=_SWEEP_SHADES[k][1], label=label)
+                        for k, label in key.items()],
+               loc="outside lower center", ncol=len(key), handlelength=1.4, columnspacing=1.2)
     if title:
         fig.suptitle(title)
     return fig

@@ -17,9 +17,41 @@ def test_recovery_plots_every_curve_and_the_threshold():
     assert ax.get_yscale() == "log"
 
 
-def test_body_slices_draw_the_heads_the_faces_and_the_projected_proxy():
-    from matplotlib.collections import PolyCollection  # noqa: F401
+def _on_canvas(fig) -> bool:
+    """Whether everything drawn lies on the canvas (the tight box of what is drawn; ticks outside the view are not)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+    canvas = FigureCanvasAgg(fig)  # a closed figure has no canvas of its own
+    canvas.draw()
+    box = fig.get_tightbbox(canvas.get_renderer())
+    width, height = fig.get_size_inches()
+    return box.x0 >= -0.005 and box.y0 >= -0.005 and box.x1 <= width + 0.005 and box.y1 <= height + 0.005
+
+
+def _plane(heads):
+    """The plane of the first two heads, computed here: Theta* along the first axis."""
+    star, _ = min_norm_point(heads.Theta[:2])
+    B1 = star / np.linalg.norm(star)
+    other = heads.Theta[0] - star
+    return np.stack([B1, other / np.linalg.norm(other)])
+
+
+def _slice_fills(ax):
+    """The coloured fills of the slices, in drawing order (the white under each is not a slice's shade)."""
+    return [p for p in ax.patches if p.get_facecolor()[:3] != (1.0, 1.0, 1.0)]
+
+
+def _tip(body, B, half):
+    """The point of a slice furthest left (smallest coordinate along Theta*), by a linear programme."""
+    from scipy.optimize import linprog
+
+    A = np.einsum("jpq,kpq->kj", B, body.Z)  # (K, 2): <B_j, Z_k>
+    res = linprog([1.0, 0.0], A_ub=-A, b_ub=-np.full(len(A), body.gamma), bounds=[(-half, half)] * 2)
+    assert res.status == 0
+    return res.x
+
+
+def test_body_slices_draw_the_heads_the_faces_and_the_projected_proxy():
     from attnlib.sculpt import min_norm_proxy
     from attnlib.viz.sculpt import clip_edges
 
@@ -31,18 +63,16 @@ def test_body_slices_draw_the_heads_the_faces_and_the_projected_proxy():
     fig = viz_sculpt.plot_body_slices([small, body], heads, titles=["a", "b"], proxies=[proxy, proxy])
     assert len(fig.axes) == 1  # the bodies overlaid, so that the shrinking shows
     ax = fig.axes[0]
-    legend = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert legend[:2] == ["a", "b"] and any("off" in t and "plane" in t for t in legend)
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["a", "b"]  # the key names the outlines only
     # the heads in plane coordinates: first axis along Theta*, so both have the same first coordinate
     star, _ = min_norm_point(heads.Theta)
     dots = [line for line in ax.get_lines() if line.get_marker() == "o"][0]
     np.testing.assert_allclose(dots.get_xdata(), np.linalg.norm(star), rtol=1e-10)
-    B1 = star / np.linalg.norm(star)
-    other = heads.Theta[0] - star
-    B = np.stack([B1, other / np.linalg.norm(other)])
+    assert {t.get_text() for t in ax.texts} >= {r"$\Theta_1$", r"$\Theta_2$"}  # named where they are
+    B = _plane(heads)
     half = 1.4 * np.abs(np.einsum("ipq,jpq->ij", heads.Theta, B)).max()
     poly = body_slice(body, np.zeros((4, 4)), B, box=half)
-    np.testing.assert_allclose(ax.patches[1].get_xy()[: len(poly)], poly)
+    np.testing.assert_allclose(_slice_fills(ax)[1].get_xy()[: len(poly)], poly)
     # the outline runs along the body's faces only: no edge is drawn on the frame where the body goes on
     faces = [line.get_xydata() for line in ax.get_lines() if line.get_linestyle() != ":" and len(line.get_xdata()) == 2]
     drawn = {tuple(np.round(np.sort(f, axis=0).ravel(), 9)) for f in faces}
@@ -52,11 +82,50 @@ def test_body_slices_draw_the_heads_the_faces_and_the_projected_proxy():
     for k in range(len(poly)):
         edge = tuple(np.round(np.sort(closed[k:k + 2], axis=0).ravel(), 9))
         assert (edge in drawn) == (not clipped[k]), f"edge {k}: clipped {clipped[k]}"
-    # the proxy is drawn where it projects, as an open star
+    # the proxy is drawn where it projects, as an open star, and the figure says how far off the plane it is
     star_marks = [line for line in ax.get_lines() if line.get_marker() == "*"]
     q = np.einsum("pq,jpq->j", proxy, B)
     np.testing.assert_allclose(star_marks[0].get_xydata()[0], q)
     assert star_marks[0].get_markerfacecolor() in ("white", (1.0, 1.0, 1.0, 1.0))
+    off = np.linalg.norm(proxy - np.einsum("j,jpq->pq", q, B))
+    assert any(f"{off:.2f} off the plane" in t.get_text() for t in ax.texts)
+
+
+def test_body_slices_zoom_on_the_tip_and_show_it_move():
+    """The chapter's point: as examples arrive the tip moves right; the view is fixed by the heads alone."""
+    from test_diagrams import _overlaps
+
+    heads = planted_instance(2, 4, rng=0)
+    X = boolean_inputs(3000, 3, 4, rng=1)
+    Y = attention(X, heads)
+    bodies = [sculpt_body(X[:N], Y[:N], heads.W.sum(0)) for N in (300, 3000)]
+    titles = [f"N = {N}: {b.n_constraints} halfspaces" for N, b in zip((300, 3000), bodies, strict=True)]
+    fig = viz_sculpt.plot_body_slices(bodies, heads, titles=titles)
+    ax = fig.axes[0]
+    B = _plane(heads)
+    pts = np.einsum("ipq,jpq->ij", heads.Theta, B)
+    half = 1.4 * np.abs(pts).max()
+    tips = [_tip(b, B, half) for b in bodies]
+    assert tips[1][0] > tips[0][0] + 0.05 * half  # the data: more examples, a tip further right
+    # an arrow from the first tip to the last, named
+    arrows = [t for t in ax.texts if getattr(t, "arrow_patch", None) is not None and not t.get_text()]
+    assert len(arrows) == 1
+    (start_x, _), (end_x, _) = arrows[0].xyann, arrows[0].xy
+    assert start_x == pytest.approx(tips[0][0], abs=1e-6) and end_x == pytest.approx(tips[1][0], abs=1e-6)
+    assert any(t.get_text() == "tip moves" for t in ax.texts)
+    # zoomed: the origin, the tips and the heads are in view, and the panel is to scale
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    assert x0 < 0 < tips[0][0] < pts[0, 0] < x1 < half
+    assert y0 < pts[:, 1].min() and pts[:, 1].max() < y1 < half
+    assert ax.get_aspect() == 1.0
+    # the view depends on the heads only, so the explorer's frames (one body each) compare
+    one = viz_sculpt.plot_body_slices(bodies[:1], heads).axes[0]
+    assert one.get_xlim() == ax.get_xlim() and one.get_ylim() == ax.get_ylim()
+    # the key breaks each title after its colon; nothing overlaps or leaves the canvas
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == [t.replace(": ", ":\n") for t in titles]
+    assert _overlaps(fig) == [] and _on_canvas(fig)
+    with pytest.raises(ValueError, match=r"titles must give one title per body \(2\); received 1"):
+        viz_sculpt.plot_body_slices(bodies, heads, titles=["a"])
 
 
 def test_clip_edges_finds_the_edges_on_the_frame():
@@ -92,10 +161,10 @@ def test_slice_threshold_and_sweep_and_comparison():
     assert other.get_ylim() == pytest.approx(ax.get_ylim())
     rates = {"x": np.array([[1.0, 0.5], [0.0, 1.0]])}
     fig = viz_sculpt.plot_sweep([1, 2], [10, 20], rates)
-    assert [t.get_text() for t in fig.axes[0].texts] == ["✓ 1.0", "~ 0.5", "✗ 0.0", "✓ 1.0"]
+    assert [t.get_text() for t in fig.axes[0].texts] == ["50%", "✗"]  # a mark on the failures only
     assert not fig.axes[0].images and len(fig.axes) == 1  # a small table, no heat map and no colour bar
     fig = viz_sculpt.plot_sweep([1, 2], [10, 20], {"x": np.array([[1.0, 2 / 3], [0.0, 1 / 3]])}, seeds=3)
-    assert [t.get_text() for t in fig.axes[0].texts] == ["✓ 3/3", "~ 2/3", "✗ 0/3", "~ 1/3"]
+    assert [t.get_text() for t in fig.axes[0].texts] == ["2/3", "✗", "1/3"]
     fig = viz_sculpt.plot_method_comparison({"m": [1e-9, 1e-2], "n": [1.0, 1.0]}, {"m": [0.1, 0.2], "n": [1, 2]})
     np.testing.assert_allclose(sorted(fig.axes[0].get_lines()[0].get_xdata()), [1e-9, 1e-2])
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["m", "n"]
@@ -107,11 +176,11 @@ def test_slice_threshold_and_sweep_and_comparison():
 
 def test_phase_report_has_four_panels_with_the_given_values():
     from attnlib.sculpt import PhaseSeconds
-    from attnlib.sculpt.diagnostics import Geometry, LayerErrors, PhaseDiagnostics, SumWErrors
+    from attnlib.sculpt.diagnostics import Geometry, LayerErrors, PhaseDiagnostics, SumWErrors, phase_report_entries
 
     diag = PhaseDiagnostics(SumWErrors(crude=1.0, final=1e-6), Geometry(proxy_cosine=0.9),
                             LayerErrors(pre_polish=0.3, final=1e-20), PhaseSeconds(sum_w=0.1))
-    assert viz_sculpt.phase_report_entries(diag) == {
+    assert phase_report_entries(diag) == {
         "sum_W": {"crude": 1.0, "final": 1e-6}, "geometry": {"proxy cosine": 0.9},
         "errors": {"pre-polish": 0.3, "final": 1e-20}, "seconds": {"phase 1": 0.1}}
     fig = viz_sculpt.plot_phase_report(diag, title="t")
@@ -128,6 +197,44 @@ def test_phase_report_has_four_panels_with_the_given_values():
     assert fig.axes[1].get_xlim()[0] == 0 and fig.axes[1].patches[0].get_width() == pytest.approx(0.9)
     # one colour for every bar and dot: colour means nothing that differs between panels
     assert len({p.get_facecolor() for ax in fig.axes for p in ax.patches}) == 1
+
+
+def test_sweep_marks_where_each_method_of_the_benchmark_failed_and_only_there():
+    """Fig 9.4: every cell with a failure in the results file carries a mark, no other cell does; compact."""
+    import json
+    from pathlib import Path
+
+    from test_diagrams import _overlaps
+
+    sweep = json.loads((Path(__file__).parents[2] / "benchmarks/results/sculpt.json").read_text())["results"]["sweep"]
+    seeds = sweep["seeds"]
+    success = {k: np.array(v["success"]) for k, v in sweep["methods"].items()}
+    fig = viz_sculpt.plot_sweep(sweep["scales"], sweep["sizes"], success, seeds=seeds, title="t")
+    panels = {ax.get_title().replace("\n", " "): ax for ax in fig.axes if ax.axison}
+    assert set(panels) == {v["label"] for v in sweep["methods"].values()}
+    # the grids share their rows, named on the left of the first: row k at height k
+    rows = [float(t.get_text()) for t in fig.axes[0].get_yticklabels()]
+    assert list(fig.axes[0].get_yticks()) == list(range(len(rows)))
+    for method in sweep["methods"].values():
+        ax = panels[method["label"]]
+        marks = {(rows[round(t.get_position()[1])], sweep["sizes"][round(t.get_position()[0])]): t.get_text()
+                 for t in ax.texts}
+        # from the file's list of failed cells, not from the success rates the figure drew
+        expected = {(c["scale"], c["N"]): "✗" if c["failed_seeds"] == seeds else f"{seeds - c['failed_seeds']}/{seeds}"
+                    for c in method["failed_cells"]}
+        assert marks == expected, method["label"]
+        cols = [t.get_text() for t in ax.get_xticklabels()]  # short, for narrow columns
+        assert rows == sweep["scales"] and cols == [f"{N / 1000:g}k" if N >= 1000 else str(N) for N in sweep["sizes"]]
+    # the caption's claims, read off the figure: no polish fails everywhere, with it nowhere, random-start
+    # polish only at soft attention, L-BFGS only at very sharp attention with few examples
+    cells = len(sweep["scales"]) * len(sweep["sizes"])
+    assert len(panels["sculpt, no polish"].texts) == cells and not panels["sculpt + polish"].texts
+    assert all(rows[round(t.get_position()[1])] <= 1 for t in panels["polish from random"].texts)
+    # compact: one row of four grids, at most ~3 in (300 px at 100 dpi) tall, inside the column
+    assert len(panels) == 4 and len({round(ax.get_position().y0, 3) for ax in panels.values()}) == 1
+    assert _overlaps(fig) == [] and _on_canvas(fig)
+    box = fig.get_tightbbox()
+    assert box.height <= 3.1 and box.width <= 6.1, (box.width, box.height)
 
 
 def _rows(markdown):
