@@ -15,7 +15,7 @@ from matplotlib.ticker import LogLocator
 
 from .._validation import check_axis_values, check_mapping, check_positive_float, check_series
 from ..lower_bounds import FourierSpectrum, GDRun, parity_coefficients
-from ._style import COLORS, GREYS, MARKERS, legend_below, styled, subplots
+from ._style import COLORS, GREYS, MARKERS, MIN_PT, legend_below, styled, subplots
 from ._style import series as line_style
 
 #: coefficients below this are drawn on the floor of the log axis and marked as zero.
@@ -52,11 +52,12 @@ def plot_fourier_spectrum(spectrum: FourierSpectrum, *, threshold: float = 1e-12
     ax = axes[0, 0]
     nonzero = top > _FLOOR
     # dots, not bars: a bar's length on a log axis means nothing
-    for k in degrees:
-        ax.axvline(k, color=GREYS["faint"], lw=1, zorder=0)
     ax.plot(degrees[nonzero], top[nonzero], "o", ms=8, ls="none", color=COLORS[0])
     small = nonzero & (top <= threshold)
     ax.plot(degrees[small], top[small], "o", ms=8, ls="none", color=GREYS["light"])
+    for k in degrees[small]:  # grey says: rounding, not signal
+        ax.annotate("rounding", (k, top[k]), xytext=(0, 6), textcoords="offset points", ha="center",
+                    va="bottom", color=GREYS["dark"], fontsize=MIN_PT)
     for k in degrees[~nonzero]:
         ax.text(k, _FLOOR, "0", ha="center", va="bottom", color=GREYS["dark"])
     ax.axhline(threshold, color=COLORS[1], ls=(0, (6, 3)), lw=1.5)
@@ -102,8 +103,9 @@ def plot_regression_errors(degrees: dict, test_mse: dict, *, exact: dict | None 
     Returns
     -------
     matplotlib.figure.Figure
-        Solid markers: sampled fits; dotted lines: the exact population values;
-        a tick on top marks D = 2s + 1 for each s.
+        Solid lines with markers: sampled fits; dotted lines: the exact population
+        values; a thin vertical line in each curve's colour marks D = 2s + 1, the
+        first degree whose fit can reach zero error. The legend names all three.
     """
     degrees, test_mse = check_mapping("degrees", degrees), check_mapping("test_mse", test_mse)
     for s in test_mse:
@@ -123,6 +125,9 @@ def plot_regression_errors(degrees: dict, test_mse: dict, *, exact: dict | None 
         ax.axvline(2 * s + 1, color=color, lw=1, ls="-", alpha=0.4)
     if trivial is not None:
         ax.axhline(trivial, color=GREYS["mid"], ls=(0, (6, 3)), lw=1.2, label="linear term only")
+    if exact is not None:  # keys to the dotted and the vertical lines, in grey as they are in every colour
+        ax.plot([], [], ":", color=GREYS["dark"], lw=2, label="exact population error")
+    ax.plot([], [], "-", color=GREYS["dark"], lw=1, alpha=0.4, label="$\\delta = 2s + 1$")
     ax.set_xlabel("degree $\\delta$ of the polynomial")
     ax.set_ylabel("test MSE")
     if title:

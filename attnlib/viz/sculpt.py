@@ -32,16 +32,21 @@ SLICE_LABELS = {"true_proxy": "true Theta*", "sculpted_proxy": "sculpted proxy"}
 
 @styled
 def plot_recovery(x, errors: dict, *, xlabel: str = "examples N", ylabel: str = "relative error",
-                  threshold: float | None = None, threshold_label: str = "", title: str | None = None):
-    """Errors against a resource (log scale), one line per key, with an optional vertical marker.
+                  threshold: float | None = None, threshold_label: str = "", xscale: str = "linear",
+                  title: str | None = None):
+    """Errors (log scale) against a resource, one line per key, with an optional vertical marker.
 
     Parameters
     ----------
     x : array_like of shape (T,)
     errors : dict of str -> array_like of shape (T,)
         Non-positive entries are drawn at the bottom of the axis (exact recovery).
+        The keys ``"W"`` and ``"Theta"`` are typeset as maths in the legend.
     threshold : float, optional
         Draw a dashed vertical line there (e.g. the counting bound d^2 / n).
+    xscale : {"linear", "log"}, default "linear"
+        ``"log"`` for sizes on a geometric grid, so that a drop near the smallest
+        size is not crushed against the left edge.
 
     Returns
     -------
@@ -49,16 +54,21 @@ def plot_recovery(x, errors: dict, *, xlabel: str = "examples N", ylabel: str = 
     """
     x = check_axis_values("x", x)
     errors = check_series("errors", errors, length=x.size)
+    if xscale not in ("linear", "log"):
+        raise ValueError(f"xscale must be 'linear' or 'log'; received {xscale!r}")
     x = np.asarray(x, dtype=float)
+    if xscale == "log" and np.any(x <= 0):
+        raise ValueError(f"x must be positive on a log axis; received min {x.min():g}")
     fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     floor = 1e-16
     for j, (label, y) in enumerate(errors.items()):
         y = np.maximum(np.asarray(y, dtype=float), floor)
-        ax.plot(x, y, **series(j), ms=5, label=label)
+        ax.plot(x, y, **series(j), ms=5, label=_typeset(label))
     if threshold is not None:
         ax.axvline(threshold, color=GREYS["mid"], ls=(0, (6, 3)), lw=1.2, label=threshold_label or None)
     ax.set_yscale("log")
+    ax.set_xscale(xscale)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title:

@@ -19,7 +19,7 @@ from ._style import COLORS, COLUMN_IN, GREYS, styled, subplots
 
 
 @styled
-def plot_dfa_step(dfa, word, t: int = 0, heads: Heads | None = None):
+def plot_dfa_step(dfa, word, t: int = 0, heads: Heads | None = None, *, rows: int | None = None):
     """One step of a DFA run by linear attention: the context, what each token contributes, the output.
 
     Parameters
@@ -30,6 +30,11 @@ def plot_dfa_step(dfa, word, t: int = 0, heads: Heads | None = None):
         The step shown (0-based); the states fed back are the layer's own.
     heads : Heads, optional
         The layer; by default the explicit lookup head.
+    rows : int, optional
+        Room for this many context rows, blank below the context: at least this
+        step's (the table's S*A tokens and t + 1 queries), which is the default.
+        :func:`attnlib.widgets.tasks.dfa_stepper` gives every step the last one's,
+        so that the page does not jump as the steps go by.
 
     Returns
     -------
@@ -61,6 +66,9 @@ def plot_dfa_step(dfa, word, t: int = 0, heads: Heads | None = None):
     states = run.states[0]
     X = am.run_contexts(dfa, word, states)[t]  # (SA + t + 1, d)
     n = X.shape[0]
+    rows = n if rows is None else check_nonnegative_int("rows", rows)
+    if rows < n:
+        raise ValueError(f"rows must be at least the {n} tokens of the context at step {t}; received {rows}")
     x = X[-1]
     y = run.outputs[0, t]
     decoded = int(states[t + 1])
@@ -74,14 +82,15 @@ def plot_dfa_step(dfa, word, t: int = 0, heads: Heads | None = None):
     same = np.all(X[:, :SA] == x[:SA], axis=1)  # (n,) tokens whose key holds the query's pair
     pair = f"({states[t]},{word[t]})"
 
-    fig, axes = subplots(1, 3, width=2.3, height=max(3.0, 0.3 * n + 1.4), constrained_layout=True,
+    fig, axes = subplots(1, 3, width=2.3, height=max(3.0, 0.3 * rows + 1.4), constrained_layout=True,
                           gridspec_kw={"width_ratios": [1.7, 0.9, 0.8]})
     ax = axes[0, 0]
     ax.imshow(X, cmap="Greys", vmin=0, vmax=1.4, aspect="auto", interpolation="none")
+    ax.set_ylim(rows - 0.5, -0.5)  # rows past the context stay blank
     ax.axvline(SA - 0.5, color=COLORS[1], ls="--", lw=1.5)
-    rows = [f"({s},{a})→{dfa.delta[s, a]}" for s in range(S) for a in range(A)]
-    rows += [f"q{k}: ({states[k]},{word[k]})" for k in range(t + 1)]
-    ax.set_yticks(range(n), rows)
+    names = [f"({s},{a})→{dfa.delta[s, a]}" for s in range(S) for a in range(A)]
+    names += [f"q{k}: ({states[k]},{word[k]})" for k in range(t + 1)]
+    ax.set_yticks(range(n), names)
     ax.set_xticks(range(X.shape[1]), [f"{s}{a}" for s in range(S) for a in range(A)] + [str(s) for s in range(S)])
     ax.tick_params(axis="x", labelrotation=90)
     ax.add_patch(Rectangle((-0.5, n - 1.5), X.shape[1], 1, fill=False, ec=COLORS[0], lw=2.5))
@@ -93,7 +102,7 @@ def plot_dfa_step(dfa, word, t: int = 0, heads: Heads | None = None):
     other = {"color": GREYS["faint"], "edgecolor": GREYS["dark"], "lw": 0.8, "hatch": "///"}
     for b in range(n):
         ax.barh(b, bars[b], **(match if same[b] else other))
-    ax.set_ylim(n - 0.5, -0.5)
+    ax.set_ylim(rows - 0.5, -0.5)
     ax.set_yticks(range(n), [""] * n)
     ax.axvline(0, color=GREYS["dark"], lw=0.8)
     ax.set_xlabel(label)

@@ -45,7 +45,7 @@ def single_head_explorer(*, d: int = 6, n: int = 4, rng=None, live: bool = False
         Ns = np.unique(np.geomspace(2, largest, 12).astype(int))
         err_W, err_T = single_head_curve(X, Y, head, Ns)
         return viz.plot_recovery(Ns, {"W": err_W, "Theta": err_T}, threshold=d * d / n,
-                                        threshold_label=r"$d^2/n$", title=f"one head, d={d}, n={n}")
+                                        threshold_label=r"$d^2/n$", xscale="log", title=f"one head, d={d}, n={n}")
 
     ds = tuple(sorted({4, 6, 8, d}))
     return explorer(draw, {

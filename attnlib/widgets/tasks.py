@@ -40,8 +40,10 @@ def dfa_stepper(dfa, word, heads: Heads | dict | None = None, *, live: bool = Fa
     elif isinstance(heads, Heads):
         heads = {"layer": heads}
 
+    rows = dfa.n_states * dfa.n_symbols + word.size  # the last step's context: every frame one size
+
     def draw(t, layer):
-        return viz.plot_dfa_step(dfa, word, t, heads[layer])
+        return viz.plot_dfa_step(dfa, word, t, heads[layer], rows=rows)
 
     return explorer(draw, {
         "t": slider("step t", tuple(range(word.size)), note="the step of the run: one more query in the context"),

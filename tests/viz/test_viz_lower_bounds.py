@@ -22,6 +22,8 @@ def test_spectrum_figure_draws_a_dot_per_nonzero_degree_and_writes_the_zeros():
     zeros = [t for t in left.texts if t.get_text() == "0"]
     assert len(zeros) == 2 * 4 + 1 - 2  # every other degree is written 0 on the floor
     assert right.get_lines()[0].get_ydata()[-1] == pytest.approx(0.0, abs=1e-20)
+    assert not [line for line in left.get_lines() if line.get_marker() in ("None", "", None)
+                and line.get_linestyle() == "-"]  # no unexplained verticals: only dots and the threshold
     plt.close(fig)
 
 
@@ -31,6 +33,9 @@ def test_regression_and_gd_figures():
     ys = [list(line.get_ydata()) for line in fig.axes[0].get_lines()]
     assert [6, 2.1, 1.9, 0] in ys and [6, 2, 2, 0] in ys and [2.0, 2.0] in ys  # sampled, exact, trivial
     assert [3, 3] in [list(line.get_xdata()) for line in fig.axes[0].get_lines()]  # the tick at D = 2s + 1
+    # every kind of line drawn is named in the legend: the dotted exact values and the verticals too
+    labels = fig.axes[0].get_legend_handles_labels()[1]
+    assert labels == ["s = 1 (m = 2)", "linear term only", "exact population error", r"$\delta = 2s + 1$"]
     plt.close(fig)
     run = gd_experiment(3, 1, N=32, N_test=32, epochs=2, rng=0)
     fig = viz_lower_bounds.plot_gd_runs({"s = 1": run})

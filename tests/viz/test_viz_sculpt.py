@@ -14,7 +14,20 @@ def test_recovery_plots_every_curve_and_the_threshold():
     lines = ax.get_lines()
     np.testing.assert_allclose(lines[0].get_ydata(), [1.0, 1e-3, 1e-16])  # zero drawn at the floor
     np.testing.assert_allclose(lines[2].get_xdata(), [2.5, 2.5])
-    assert ax.get_yscale() == "log"
+    assert ax.get_yscale() == "log" and ax.get_xscale() == "linear"
+    assert ax.get_legend_handles_labels()[1][:2] == ["$W$", r"$\Theta$"]  # typeset, not ASCII
+
+
+def test_recovery_on_a_geometric_grid_has_a_log_axis():
+    Ns = np.unique(np.geomspace(2, 200, 12).astype(int))
+    fig = viz_sculpt.plot_recovery(Ns, {"W": np.where(Ns < 9, 1.0, 1e-12)}, threshold=9.0, xscale="log")
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log"
+    # the drop at N = 9 sits near the middle of the axis, not in its left 5% as on a linear axis
+    lo, hi = np.log(ax.get_xlim())
+    assert 0.3 < (np.log(9.0) - lo) / (hi - lo) < 0.6
+    with pytest.raises(ValueError, match="xscale"):
+        viz_sculpt.plot_recovery(Ns, {"W": Ns * 1.0}, xscale="symlog")
 
 
 def _on_canvas(fig) -> bool:

@@ -22,6 +22,21 @@ def test_plot_dfa_step_draws_three_panels():
     plt.close("all")
 
 
+def test_dfa_steps_drawn_with_room_for_the_whole_run_share_one_size():
+    """The stepper draws every step with the last step's rows, so the page does not jump between steps."""
+    dfa, word = am.random_dfa(3, 2, rng=0), [0, 1, 1, 0, 1]
+    rows = 3 * 2 + len(word)
+    sizes = {tuple(viz_tasks.plot_dfa_step(dfa, word, t, rows=rows).get_size_inches()) for t in range(len(word))}
+    assert len(sizes) == 1
+    grown = {tuple(viz_tasks.plot_dfa_step(dfa, word, t).get_size_inches()) for t in range(len(word))}
+    assert len(grown) == len(word)  # by default each step is sized to its own context
+    fig = viz_tasks.plot_dfa_step(dfa, word, 0, rows=rows)
+    assert fig.axes[0].get_ylim() == (rows - 0.5, -0.5)  # the blank rows are below the context
+    with pytest.raises(ValueError, match="rows must be at least the 7 tokens"):
+        viz_tasks.plot_dfa_step(dfa, word, 0, rows=6)
+    plt.close("all")
+
+
 def _true_states(dfa, word):
     """The run of the DFA from state 0, by a loop over its table (not ``dfa.run``)."""
     states = [0]
@@ -192,7 +207,7 @@ def test_dfa_stepper_redraws_the_chosen_step_and_layer(monkeypatch):
     import attnlib.widgets._core as core_widgets
 
     calls = []
-    monkeypatch.setattr(widgets_tasks.viz, "plot_dfa_step", lambda *args: calls.append(args))
+    monkeypatch.setattr(widgets_tasks.viz, "plot_dfa_step", lambda *args, **kw: calls.append((args, kw)))
     monkeypatch.setattr(core_widgets, "display", lambda obj: None)
     dfa = am.random_dfa(2, 2, rng=0)
     learned = random_heads(2, 6, rng=1)
@@ -203,8 +218,9 @@ def test_dfa_stepper_redraws_the_chosen_step_and_layer(monkeypatch):
     assert [v for _, v in c["layer"].options] == ["explicit", "learned"]
     c["step t"].value = 2
     c["layer"].value = "learned"
-    _, word, t, heads = calls[-1]
+    (_, word, t, heads), kw = calls[-1]
     assert t == 2 and heads is learned and word.tolist() == [0, 1, 0]
+    assert kw == {"rows": 2 * 2 + 3}  # every step drawn with the last step's rows: the page does not jump
     plt.close("all")
 
 
