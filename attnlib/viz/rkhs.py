@@ -17,6 +17,7 @@ from .._validation import (
     check_flag,
     check_instance,
     check_mapping,
+    check_positive_float,
     check_positive_int,
     check_real,
     check_series,
@@ -173,8 +174,8 @@ def plot_heads_vs_regression(panels: dict, *, ylabel: str = "validation MSE"):
 
 
 @styled
-def plot_learning_curve(Ns, errors: dict, *, psi: int | None = None, ylabel: str = "relative test error",
-                        title: str | None = None):
+def plot_learning_curve(Ns, errors: dict, *, psi: int | None = None, noise: float | None = None,
+                        ylabel: str = "relative test error", title: str | None = None):
     """Test error against the number of examples, one line per setting.
 
     Parameters
@@ -183,6 +184,11 @@ def plot_learning_curve(Ns, errors: dict, *, psi: int | None = None, ylabel: str
     errors : dict of str -> array_like of shape (K,)
     psi : int, optional
         Draw a vertical line at N = psi, the number of features.
+    noise : float, optional
+        The label noise relative to the targets' RMS (needs ``psi``): draw the
+        rate of least squares on psi Gaussian regressors,
+        ``noise * sqrt(psi / (N - psi - 1))``, as a dashed grey line where
+        N >= 2 psi (chapter 4 checks the noisy curve against it there).
 
     Returns
     -------
@@ -190,11 +196,20 @@ def plot_learning_curve(Ns, errors: dict, *, psi: int | None = None, ylabel: str
     """
     Ns = check_axis_values("Ns", Ns)
     errors = check_series("errors", errors, length=Ns.size)
+    if noise is not None:
+        noise = check_positive_float("noise", noise)
+        if psi is None:
+            raise ValueError("noise needs psi: the rate noise * sqrt(psi / (N - psi - 1)) depends on it; "
+                             "received psi=None")
     Ns = np.asarray(Ns, dtype=float)
     fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     for j, (label, e) in enumerate(errors.items()):
         ax.plot(Ns, np.maximum(np.asarray(e, dtype=float), 1e-17), **series(j), ms=5, label=label)
+    if noise is not None and np.any(Ns >= 2 * psi):
+        N = np.geomspace(2 * psi, max(Ns.max(), 2 * psi), 50)
+        ax.plot(N, noise * np.sqrt(psi / (N - psi - 1)), color=GREYS["dark"], ls=(0, (4, 2)), lw=1.2,
+                label=r"rate $\sigma\sqrt{\psi/(N-\psi-1)}$")
     if psi is not None:
         ax.axvline(psi, color=GREYS["mid"], ls=":", lw=1.2)
         ax.text(psi, 1.0, r" $N=\psi$", transform=ax.get_xaxis_transform(), va="top", color=GREYS["dark"])

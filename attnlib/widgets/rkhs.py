@@ -70,7 +70,7 @@ def sample_size_explorer(*, rng=None, live: bool = False):
     def draw(d, noise):
         Ns, errors = learning_curve(d, noise, rng=seed)
         return viz.plot_learning_curve(Ns, {f"noise {noise:g}" if noise else "no noise": errors},
-                                       psi=n_features(d), title=f"d = {d}, ψ = {n_features(d)}")
+                                       psi=n_features(d), noise=noise or None, title=f"d = {d}, ψ = {n_features(d)}")
 
     return explorer(draw, {
         "d": slider("d", (2, 3, 4), 3, note="the token dimension; the line N = ψ moves with it",

@@ -54,6 +54,14 @@ def test_learning_curve_and_bound_check():
     np.testing.assert_array_equal(ax.get_lines()[0].get_xdata(), [10, 20, 40])
     assert ax.get_lines()[0].get_ydata()[-1] == 1e-17  # zero drawn at the floor of the log axis
     assert ax.get_lines()[1].get_xdata()[0] == 18
+    # with noise, the least-squares rate from N = 2 psi on, against its closed form at N = 36 and 40
+    fig = viz_rkhs.plot_learning_curve([10, 20, 40], {"a": [1.0, 0.5, 0.1]}, psi=18, noise=0.01)
+    rate = [line for line in fig.axes[0].get_lines() if "rate" in line.get_label()][0]
+    N, y = rate.get_xdata(), rate.get_ydata()
+    assert N[0] == 36 and N[-1] == 40
+    np.testing.assert_allclose(y[[0, -1]], [0.01 * np.sqrt(18 / 17), 0.01 * np.sqrt(18 / 21)])
+    with pytest.raises(ValueError, match="noise needs psi"):
+        viz_rkhs.plot_learning_curve([10, 20, 40], {"a": [1.0, 0.5, 0.1]}, noise=0.01)
     fig = viz_rkhs.plot_bound_check([1e-3, 5e-2, 0.0, 1e-22], [1e-2, 1e-1, 1.0, 1.0])
     dots, floor, line = fig.axes[0].get_lines()
     np.testing.assert_array_equal(dots.get_xdata(), [1e-2, 1e-1])  # the bound along x
