@@ -104,6 +104,30 @@ def test_every_statement_is_witnessed_or_says_why():
     assert not problems, "\n".join(problems)
 
 
+def test_no_witness_is_labelled_by_a_table_header():
+    """The claims index labels a witness by the first line its cell prints: a table's header says nothing there,
+    so such a cell prints a title line first."""
+    headed = []
+    for page in PAGES:
+        for w in prose.witnesses(page):
+            printed = claims._printed_lines(page, w.cell)
+            if printed and claims.is_table_header(printed[0], printed[1] if len(printed) > 1 else None):
+                headed.append(f"{page.name} cell {w.cell}: {printed[0]!r}")
+    assert not headed, "print a title before the table:\n" + "\n".join(headed)
+
+
+@pytest.mark.parametrize("first, second, header", [
+    ("s   max |T_s|   sum |c_i|", "1     0.5000       10", True),
+    ("s = 1: degree   features   test MSE", "            0          1       5.81", True),
+    ("cubic_features: (200, 18)   psi = 18   equals the naive loops: True", "next: 3", False),
+    ("d  psi  N", None, False),                      # nothing below it
+    ("training loss 27 -> below 1e-20: True", "  a   b   c", False),   # one column
+    ("a   b   c", "x   y   z", False),                 # no number below
+])
+def test_a_table_header_is_told_from_a_sentence(first, second, header):
+    assert claims.is_table_header(first, second) is header
+
+
 def _glue_problems(pages):
     problems = []
     glued = {p.name: p.glued for p in pages}

@@ -20,6 +20,7 @@ Loaded through ``_config.yml``. Three parts:
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import yaml
@@ -87,15 +88,29 @@ class WitnessAnchors(SphinxTransform):
 # --------------------------------------------------------------------------- the index
 
 
+def _printed_lines(page: prose.Page, cell: int) -> list[str]:
+    """The non-blank lines a cell printed, across all its stdout outputs."""
+    c = json.loads(page.path.read_text())["cells"][cell]
+    text = "".join("".join(o["text"]) for o in c.get("outputs", []) if o.get("name") == "stdout")
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def is_table_header(line: str, following: str | None) -> bool:
+    """Whether a printed line heads a table: three or more columns (gaps of two or more spaces), and the next
+    line has as many columns, one of them a number. Such a line says nothing as a witness's label."""
+    columns = re.split(r"\s{2,}", line.strip())
+    if len(columns) < 3 or following is None:
+        return False
+    below = re.split(r"\s{2,}", following.strip())
+    return len(below) == len(columns) and any(re.fullmatch(r"[-+]?[\d.]+(e[-+]?\d+)?", c) for c in below)
+
+
 def _first_line(page: prose.Page, cell: int) -> str:
     """What a reader sees of a witness cell: its first printed line, else its first code line."""
-    notebook = json.loads(page.path.read_text())
-    c = notebook["cells"][cell]
-    for output in c.get("outputs", []):
-        if output.get("name") == "stdout":
-            text = "".join(output["text"]).strip()
-            if text:
-                return text.splitlines()[0]
+    printed = _printed_lines(page, cell)
+    if printed:
+        return printed[0]
+    c = json.loads(page.path.read_text())["cells"][cell]
     code = [line for line in "".join(c["source"]).splitlines() if line.strip() and not line.startswith("#")]
     return code[0] if code else f"cell {cell}"
 
