@@ -13,13 +13,17 @@ their lines are at most ``PROSE_WIDTH`` characters. One line is exempt: the Cola
 repository URL in one piece (``test_book.py`` checks it against ``_config.yml``).
 """
 
+import ast
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+import compact_prints  # noqa: E402
 WIDTH = 79
 # Code blocks in the prose sit inside exercise and solution boxes, whose padding leaves 76 columns.
 PROSE_WIDTH = 75
@@ -65,6 +69,27 @@ def test_code_lines_fit_the_column(path):
         if not install_line(cell, line)
     ]
     assert not too_long, f"{path.name}: code lines over {WIDTH} characters:\n" + "\n".join(too_long)
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
+def test_no_print_call_takes_a_line_per_argument(path):
+    """The formatter sets a call that does not fit one line one argument per line; scripts/compact_prints.py
+    fills them back onto as few lines as fit."""
+    exploded = [f"cell {i}: {''.join(cell['source']).strip()[:60]}..." for i, cell in enumerate(cells(path))
+                if cell["cell_type"] == "code" and compact_prints.compact_cell("".join(cell["source"]))[1]]
+    assert not exploded, (f"{path.name}: print calls one argument per line; run "
+                          f"`python scripts/compact_prints.py {path.relative_to(ROOT)}`:\n" + "\n".join(exploded))
+
+
+def test_compacting_keeps_the_code_and_fills_the_column():
+    exploded = 'for s in (1, 2):\n    print(\n        "label:",\n        f(s),\n        "more",\n    )\nx = 1'
+    new, count = compact_prints.compact_cell(exploded)
+    assert count == 1 and new == 'for s in (1, 2):\n    print("label:", f(s), "more")\nx = 1'
+    long = "print(\n" + "".join(f'    "{k:02d}{"x" * 30}",\n' for k in range(4)) + ")"
+    new, _ = compact_prints.compact_cell(long)
+    assert [len(line) <= WIDTH for line in new.splitlines()] == [True, True] and ast.parse(new)
+    nested = 'print(\n    f(\n        1,\n    ),\n)'  # an argument over several lines is left alone
+    assert compact_prints.compact_cell(nested) == (nested, 0)
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
