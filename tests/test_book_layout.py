@@ -23,7 +23,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-import compact_prints  # noqa: E402
+import compact_prints  # noqa: E402, I001
 WIDTH = 79
 # Code blocks in the prose sit inside exercise and solution boxes, whose padding leaves 76 columns.
 PROSE_WIDTH = 75
