@@ -175,12 +175,36 @@ def _docnames(document) -> dict[int, str]:
 _KINDS = ("warning", "caution", "danger", "attention", "important", "error", "hint", "tip")
 
 
+#: A box with this title holds a chapter's table of symbols, which may be longer than what is left of a page.
+SYMBOLS_TITLE = "Symbols in this chapter"
+#: The share of the text width each column of the symbols table gets (symbol, meaning).
+SYMBOLS_COLUMNS = (28, 72)
+
+
+def _unboxed(node) -> bool:
+    """Whether an admonition prints as a titled paragraph with a table that breaks across pages, not as a box.
+
+    A table inside a box cannot break across pages in LaTeX, so a chapter's symbols table ran into the foot of
+    its first page. Printed outside a box, as a longtable with set column widths, it continues on the next.
+    """
+    title = node.next_node(nodes.title)
+    return title is not None and title.astext().strip() == SYMBOLS_TITLE and bool(list(node.findall(nodes.table)))
+
+
 def visit_admonition(self, node) -> None:
     """A generic admonition in LaTeX, typed by its class (Sphinx always types it "note").
 
     Part III's ":class: warning" boxes ("the book's reconstruction of the idea") then print in
-    the warning style set by ``sphinxsetup`` in ``_config.yml``, distinct from notes.
+    the warning style set by ``sphinxsetup`` in ``_config.yml``, distinct from notes. A chapter's
+    symbols table prints unboxed, so that it can break across pages (:func:`_unboxed`).
     """
+    if _unboxed(node):
+        for table in node.findall(nodes.table):
+            table["classes"] = [*table.get("classes", []), "longtable", "colwidths-given"]
+            for colspec, width in zip(table.findall(nodes.colspec), SYMBOLS_COLUMNS, strict=False):
+                colspec["colwidth"] = width
+        self.body.append("\n\\par\\medskip\\noindent\\sphinxstyletopictitle")  # the title follows as {...}
+        return
     kind = next((c for c in node.get("classes", []) if c in _KINDS), "note")
     self.body.append("\n\\begin{sphinxadmonition}{%s}" % kind)
     self.no_latex_floats += 1
@@ -189,6 +213,9 @@ def visit_admonition(self, node) -> None:
 
 
 def depart_admonition(self, node) -> None:
+    if _unboxed(node):
+        self.body.append("\\par\\medskip\n")
+        return
     self.body.append("\\end{sphinxadmonition}\n")
     self.no_latex_floats -= 1
 
