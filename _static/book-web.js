@@ -114,3 +114,22 @@ document.addEventListener("click", (event) => {
     setTimeout(markWideBoxes, 50);
   }
 });
+
+// The right-hand contents of an API page is narrow: a long identifier (single_start_table,
+// attnlib.sculpt.diagnostics) may break after an underscore or a dot, before it breaks mid-word.
+function breakIdentifiers() {
+  document.querySelectorAll(".bd-toc-nav code .pre").forEach((pre) => {
+    const parts = pre.textContent.split(/(?<=[._])(?=.)/);
+    if (parts.length < 2 || pre.querySelector("wbr")) {
+      return;
+    }
+    pre.textContent = "";
+    parts.forEach((part, i) => {
+      if (i) {
+        pre.appendChild(document.createElement("wbr"));
+      }
+      pre.appendChild(document.createTextNode(part));
+    });
+  });
+}
+document.addEventListener("DOMContentLoaded", breakIdentifiers);

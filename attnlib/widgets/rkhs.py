@@ -107,7 +107,8 @@ def identifiability_explorer(*, rng=None, live: bool = False):
                         "nearer the truth, never onto it",
                         live=lambda: widgets.IntSlider(value=3000, min=10, max=30000, step=10,
                                                        description="gradient steps", continuous_update=False)),
-        "N": slider("tables N", (1024, 4096), 4096, note="the data sets' size: more tables, larger λ_min",
+        "N": slider("tables N", (1024, 4096), 4096,
+                    note="the data sets' size: more tables, a larger smallest eigenvalue",
                     live=lambda: widgets.IntSlider(value=4096, min=512, max=16384, step=512, description="tables N",
                                                    continuous_update=False)),
     }, live=live)
