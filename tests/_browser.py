@@ -235,9 +235,13 @@ def order_by_page(items: list) -> None:
 # Boxes that may scroll sideways and their cues (_static/layout.css, book-web.js): display equations,
 # printed outputs and tables; how wide each is, whether it shows a cue (a mask fading an edge) or a
 # cover painted over it, and whether an output keeps its lines.
-SCROLL_CUES = r"""() => [["math", "main div.math"], ["output", "main div.cell_output pre"],
+# An equation is measured in whichever box scrolls (its overflow-x is auto or scroll): the equation's
+# div.math, or MathJax's container inside it, which once took the overflow unmarked.
+SCROLL_CUES = r"""() => [["math", 'main div.math, main mjx-container[display="true"]'],
+                         ["output", "main div.cell_output pre"],
                          ["table", "main .pst-scrollable-table-container"]].flatMap(([kind, sel]) =>
-  [...document.querySelectorAll(sel)].filter(b => b.offsetParent !== null).map(b => {
+  [...document.querySelectorAll(sel)].filter(b => b.offsetParent !== null)
+  .filter(b => kind !== "math" || ["auto", "scroll"].includes(getComputedStyle(b).overflowX)).map(b => {
     const style = getComputedStyle(b);
     const mask = style.maskImage || style.webkitMaskImage || "none";
     return {kind, text: b.textContent.replace(/\s+/g, " ").trim().slice(0, 50), scroll: b.scrollWidth,

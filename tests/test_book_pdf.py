@@ -337,10 +337,6 @@ def test_the_footer_check_finds_a_caption_over_the_footer():
     assert found == ["page 4: 'caption'"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known, issue 39: the folded 'Symbols in this chapter' tables (a table in a box cannot break "
-    "across pages) run into the foot of most chapters' first page, and some code blocks end on it; "
-    "this test names the pages. Remove the mark when none is left"))
 def test_no_text_reaches_the_footer():
     require_pdf()
     found = footer_intrusions(run("pdftotext", "-bbox-layout", str(PDF), "-"))

@@ -426,6 +426,40 @@ def escape_bars(app, what, name, obj, options, lines) -> None:
         lines[i] = "".join(part if j % 2 else SUBSTITUTION.sub(r"\\|\1\\|", part) for j, part in enumerate(parts))
 
 
+def data_comment(name: str, obj) -> list[str] | None:
+    """The ``#:`` comment of a module-level constant, from the module that defines it.
+
+    A constant re-exported by a package (``attnlib.sculpt.METHODS``, defined in
+    ``attnlib.sculpt.compare``) has its comment in the defining module, which autodoc does not read, so
+    it fell back to the docstring of the value's type ("Built-in immutable sequence. ..."; a dict's
+    is not even valid reStructuredText). None if no module of the package defines ``name`` as ``obj``
+    with a comment.
+    """
+    from sphinx.pycode import ModuleAnalyzer
+
+    modname, _, attr = name.rpartition(".")
+    for modname_ in sorted(m for m in sys.modules if m == modname or m.startswith(modname + ".")):
+        if getattr(sys.modules[modname_], attr, None) is not obj:
+            continue
+        try:
+            comment = ModuleAnalyzer.for_module(modname_).find_attr_docs().get(("", attr))
+        except Exception:  # a module without source (a C extension) has no comments to read
+            continue
+        if comment:
+            return [line.rstrip("\n") for line in comment]
+    return None
+
+
+def document_constants(app, what, name, obj, options, lines) -> None:
+    """A constant's entry reads its own ``#:`` comment, never the docstring of its value's type."""
+    if what != "data":
+        return
+    inherited = (inspect.getdoc(type(obj)) or "").strip()
+    if not inherited or "\n".join(lines).strip() != inherited:
+        return
+    lines[:] = data_comment(name, obj) or []
+
+
 def _documented_attributes(cls) -> set[str]:
     """Names listed in the ``Attributes`` section of a class's numpy-style docstring."""
     doc = inspect.getdoc(cls) or ""
@@ -457,6 +491,7 @@ def setup(app):
     app.add_directive("attnlib-api", AttnlibAPI)
     app.add_post_transform(LinkAPILiterals)
     app.connect("missing-reference", resolve_reference, priority=900)
+    app.connect("autodoc-process-docstring", document_constants, priority=400)
     app.connect("autodoc-process-docstring", escape_bars)
     app.connect("autodoc-skip-member", skip_documented_property)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
