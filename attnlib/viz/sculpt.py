@@ -309,7 +309,7 @@ def plot_phase_report(diagnostics: PhaseDiagnostics, *, title: str | None = None
         From :func:`attnlib.sculpt.diagnostics.phase_diagnostics`: relative errors of the estimates of
         sum_i W_i; the geometry (proxy cosine, span alignment, random baseline, each in [0, 1]);
         relative test errors (candidates, pre-polish, final); seconds per phase. Each entry is
-        named by :data:`attnlib.sculpt.diagnostics.PHASE_REPORT_LABELS`.
+        named by ``attnlib.sculpt.diagnostics.PHASE_REPORT_LABELS``.
 
     Returns
     -------
