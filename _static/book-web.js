@@ -118,7 +118,7 @@ document.addEventListener("click", (event) => {
 // The right-hand contents of an API page is narrow: a long identifier (single_start_table,
 // attnlib.sculpt.diagnostics) may break after an underscore or a dot, before it breaks mid-word.
 function breakIdentifiers() {
-  document.querySelectorAll(".bd-toc-nav code .pre").forEach((pre) => {
+  document.querySelectorAll(".bd-sidebar-secondary code .pre").forEach((pre) => {
     const parts = pre.textContent.split(/(?<=[._])(?=.)/);
     if (parts.length < 2 || pre.querySelector("wbr")) {
       return;
