@@ -11,11 +11,22 @@ order of the signature, with the checks of :mod:`attnlib._validation`, and hands
 checked value (an int for a size, a float array for an array, a Generator for an rng). Bad input
 raises a ``ValueError`` or ``TypeError`` naming the argument, what was received and what was
 expected. What one argument cannot say alone (shapes that must agree, a range that depends on
-another argument) the body checks next, still before any arithmetic.
+another argument) the body checks next, still before any arithmetic, and without scanning an
+array's entries again.
+
+**Only the outermost public call validates.** A public function called while another is running
+(``learn`` calling ``certify``, a figure calling ``attention``) only converts its arguments (a
+seed to a Generator, a list to an array): the outer call has checked what it passes on, as
+scikit-learn's ``skip_parameter_validation`` assumes. Code of the caller's that the library runs
+(a learner's function in a checker, a target callable) runs inside :func:`validating`, so its own
+calls into the library are checked again.
+
+Inputs are declared, not outputs: a result class that only the library builds, and an exception,
+carry no declaration.
 
 The declaration is kept on the function as ``__arguments__`` (on a class, for the arguments of
-its constructor). ``tests/test_bad_input.py`` reads it to generate the bad values of each kind,
-so the kinds are written once.
+its constructor). The bad-input tests read it to generate the bad values of each kind, so the
+kinds are written once.
 
 Kinds
 -----
@@ -26,9 +37,12 @@ accepts ``None`` too) or a :class:`Kind` built by :func:`choice`, :func:`names`,
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import inspect
 import numbers
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -38,15 +52,18 @@ import numpy as np
 from ._validation import (
     as_float_array,
     check_array_dtype,
+    check_axis_values,
     check_boolean,
     check_choice,
     check_flag,
     check_int_array,
+    check_mapping,
     check_nonnegative_int,
     check_positive_float,
     check_positive_int,
     check_real,
     check_rng,
+    check_series,
     describe,
 )
 from .heads import as_heads
@@ -66,17 +83,37 @@ class Kind:
         The choices of a choice or of names, the classes of an instance, the bounds of an interval.
     optional : bool
         ``None`` is accepted (and passed on as ``None``).
+    convert : callable ``value -> value``
+        What a nested call still does (see :func:`arguments`): the cheap conversion the body
+        relies on, without any check (a seed to a Generator, a list to an array).
     """
 
     family: str
     check: Callable
     options: tuple = ()
     optional: bool = False
+    convert: Callable = staticmethod(lambda value: value)
 
     def __call__(self, name: str, value):
         if value is None and self.optional:
             return None
         return self.check(name, value)
+
+    def converted(self, value):
+        """``value`` as the body expects it, unchecked (``None`` stays ``None`` if it is accepted)."""
+        return None if value is None and self.optional else self.convert(value)
+
+
+def _as_floats(value):
+    return np.asarray(value, dtype=np.float64)
+
+
+def _as_ints(value):
+    return np.asarray(value, dtype=np.int64)
+
+
+def _as_rng(value):
+    return value if isinstance(value, np.random.Generator) else np.random.default_rng(value)
 
 
 def _cube(name, value):
@@ -133,30 +170,49 @@ def _text(name, value):
     return value
 
 
+def _function(name, value):
+    if not callable(value):
+        raise TypeError(f"{name} must be a function (a callable); received {describe(value)}")
+    return value
+
+
+def _tuple(value):
+    return tuple(value)
+
+
 #: the named kinds, by the name a declaration uses
 KINDS: dict[str, Kind] = {
-    "array": Kind("array", as_float_array),
-    "floats": Kind("floats", _floats),  # an array of real numbers that may hold inf or NaN (a diverged run)
-    "cube": Kind("cube", _cube),
-    "intarray": Kind("intarray", check_int_array),
-    "mask": Kind("mask", _mask),
-    "size": Kind("size", check_positive_int),
-    "sizes": Kind("sizes", _sizes),
-    "count": Kind("count", check_nonnegative_int),
-    "index": Kind("index", check_nonnegative_int),
-    "tol": Kind("tol", check_positive_float),
+    "array": Kind("array", as_float_array, convert=_as_floats),
+    # an array of real numbers that may hold inf or NaN (a diverged run)
+    "floats": Kind("floats", _floats, convert=_as_floats),
+    "cube": Kind("cube", _cube, convert=_as_floats),
+    # positions along a figure's axis: a non-empty 1-D array of finite numbers
+    "axis": Kind("array", check_axis_values, convert=_as_floats),
+    "intarray": Kind("intarray", check_int_array, convert=_as_ints),
+    "mask": Kind("mask", _mask, convert=np.asarray),
+    "size": Kind("size", check_positive_int, convert=operator.index),
+    "sizes": Kind("sizes", _sizes, convert=_tuple),
+    "count": Kind("count", check_nonnegative_int, convert=operator.index),
+    "index": Kind("index", check_nonnegative_int, convert=operator.index),
+    "tol": Kind("tol", check_positive_float, convert=float),
     "fraction": Kind("interval", lambda name, value: _check_interval(name, value, 0.0, 1.0, True, False),
-                     (0.0, 1.0, True, False)),
-    "real": Kind("real", check_real),
-    "score": Kind("score", _score),
-    "flag": Kind("flag", check_flag),
-    "rng": Kind("rng", lambda name, value: check_rng(value, name)),
+                     (0.0, 1.0, True, False), convert=float),
+    "real": Kind("real", check_real, convert=float),
+    "score": Kind("score", _score, convert=float),
+    "flag": Kind("flag", check_flag, convert=bool),
+    "rng": Kind("rng", lambda name, value: check_rng(value, name), convert=_as_rng),
     "heads": Kind("heads", lambda name, value: as_heads(value, name=name)),
     "text": Kind("text", _text),
+    "function": Kind("function", _function),
+    # a dict of label -> 1-D array of real numbers (NaN allowed: a gap in a line), one line per entry
+    "series": Kind("series", check_series),
+    # a non-empty dict of label -> entry, one line or panel per entry
+    "mapping": Kind("mapping", check_mapping),
 }
 for _name in list(KINDS):
     if _name not in ("rng", "flag"):  # None is already an rng; a flag is never None
-        KINDS["opt" + _name] = Kind(KINDS[_name].family, KINDS[_name].check, KINDS[_name].options, True)
+        KINDS["opt" + _name] = Kind(KINDS[_name].family, KINDS[_name].check, KINDS[_name].options, True,
+                                    KINDS[_name].convert)
 
 
 def choice(*options: str) -> Kind:
@@ -177,7 +233,7 @@ def names(*options: str) -> Kind:
                              f"received {list(value)!r}")
         return tuple(value)
 
-    return Kind("names", check, tuple(options))
+    return Kind("names", check, tuple(options), convert=_tuple)
 
 
 def instance(*classes: type, optional: bool = False, where: str = "") -> Kind:
@@ -193,18 +249,23 @@ def instance(*classes: type, optional: bool = False, where: str = "") -> Kind:
     return Kind("object", check, tuple(classes), optional)
 
 
+def mapping_of(*classes: type, where: str = "") -> Kind:
+    """A non-empty dict of label -> an instance of one of ``classes`` (a result per line or panel)."""
+    return Kind("results", lambda name, value: check_mapping(name, value, of=classes, where=where), tuple(classes))
+
+
 def interval(low: float, high: float, *, low_open: bool = False, high_open: bool = False,
              optional: bool = False) -> Kind:
     """A finite real number between ``low`` and ``high`` (either end open); returned as a float."""
     return Kind("interval", lambda name, value: _check_interval(name, value, low, high, low_open, high_open),
-                (low, high, low_open, high_open), optional)
+                (low, high, low_open, high_open), optional, float)
 
 
 def structure(what: str) -> Kind:
     """An argument with a structure of its own (a list of pairs, a callable): the body checks it.
 
     ``what`` says what it is; the bad-input tests have no generic bad values for it, and test it
-    by hand (``STRUCTURES`` in ``tests/test_bad_input.py``).
+    by hand, beside the function's other tests.
     """
     return Kind("structure", lambda name, value: value, (what,))
 
@@ -260,15 +321,57 @@ def _checked(func, kinds: dict, where: str):
         bound = sig.bind(*args, **kwargs)
         bound.apply_defaults()  # a default goes through its check too: rng=None becomes a Generator
         passed = bound.arguments
+        outermost = not _INSIDE.get()
         for name in order:
+            kind = kinds[name]
             if name in star:
-                passed[name] = {k: kinds[name](k, v) for k, v in passed[name].items()}
+                passed[name] = {k: kind(k, v) if outermost else kind.converted(v) for k, v in passed[name].items()}
             else:
-                passed[name] = kinds[name](name, passed[name])
-        return func(*bound.args, **bound.kwargs)
+                passed[name] = kind(name, passed[name]) if outermost else kind.converted(passed[name])
+        if not outermost:
+            return func(*bound.args, **bound.kwargs)
+        token = _INSIDE.set(True)
+        try:
+            return func(*bound.args, **bound.kwargs)
+        finally:
+            _INSIDE.reset(token)
 
     wrapper.__arguments__ = MappingProxyType(kinds)
     return wrapper
+
+
+#: True while a public call's body runs: the public calls it makes only convert their arguments
+_INSIDE: contextvars.ContextVar[bool] = contextvars.ContextVar("attnlib_inside_a_public_call", default=False)
+
+
+@contextlib.contextmanager
+def validating():
+    """Run the caller's own code (a learner's function, a target callable) with validation on.
+
+    Inside a public call, the library's public functions only convert their arguments; code that
+    a public function receives from its caller and runs is not the library's, so its calls into
+    the library are checked again.
+
+    Examples
+    --------
+    >>> from attnlib._arguments import arguments, validating
+    >>> @arguments(n="size")
+    ... def inner(n):
+    ...     return n
+    >>> @arguments(fn="function")
+    ... def outer(fn):
+    ...     with validating():
+    ...         return fn()
+    >>> outer(lambda: inner(0))
+    Traceback (most recent call last):
+    ...
+    ValueError: n must be a positive integer; received 0
+    """
+    token = _INSIDE.set(False)
+    try:
+        yield
+    finally:
+        _INSIDE.reset(token)
 
 
 def declared(func) -> dict:
