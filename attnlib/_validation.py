@@ -205,7 +205,16 @@ def check_sequences(X, *, d: int | None = None, name: str = "X") -> tuple[np.nda
     Returns the batch as an array of shape (N, n, d) and whether the input was a
     single sequence of shape (n, d).
     """
-    X = as_float_array(name, X)
+    return sequence_shape(as_float_array(name, X), d=d, name=name)
+
+
+def sequence_shape(X: np.ndarray, *, d: int | None = None, name: str = "X") -> tuple[np.ndarray, bool]:
+    """The shape half of :func:`check_sequences`, for an array whose entries are already checked.
+
+    A body whose argument was declared an array uses it: the declaration has scanned the entries
+    once, and a relation (the token dimension ``d`` of the heads) needs only the shape.
+    """
+    X = np.asarray(X)
     if X.ndim not in (2, 3):
         raise ValueError(
             f"{name} must have shape (n, d) for one sequence or (N, n, d) for a batch; "
@@ -265,12 +274,21 @@ def check_cube_data(X, Y, *, boolean: bool = True, d: int | None = None,
                     names: tuple[str, str] = ("X", "Y")) -> tuple[np.ndarray, np.ndarray]:
     """Validate a batch X (N, n, d) on the hypercube (unless ``boolean=False``) and targets Y of the same shape."""
     x_name, y_name = names
-    X, single = check_sequences(X, d=d, name=x_name)
-    if single:
-        raise ValueError(f"{x_name} must be a batch of shape (N, n, d); received one sequence of shape {X.shape[1:]}")
+    X = as_float_array(x_name, X)
     if boolean:
         check_boolean(x_name, X)
-    Y = as_float_array(y_name, Y)
+    return data_shapes(X, as_float_array(y_name, Y), d=d, names=names)
+
+
+def data_shapes(X: np.ndarray, Y: np.ndarray, *, d: int | None = None,
+                names: tuple[str, str] = ("X", "Y")) -> tuple[np.ndarray, np.ndarray]:
+    """The shape half of :func:`check_cube_data`, for arrays whose entries are already checked:
+    X a batch (N, n, d), Y of the same shape."""
+    x_name, y_name = names
+    X, single = sequence_shape(X, d=d, name=x_name)
+    if single:
+        raise ValueError(f"{x_name} must be a batch of shape (N, n, d); received one sequence of shape {X.shape[1:]}")
+    Y = np.asarray(Y)
     if Y.shape != X.shape:
         raise ValueError(
             f"{y_name} must hold the layer's output at every position, shape {X.shape} like X; received shape {Y.shape}"

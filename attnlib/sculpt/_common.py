@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._arguments import arguments, structure
-from .._validation import as_float_array, check_positive_int
-from .._validation import check_cube_data as check_data  # noqa: F401  (the sculpt modules' name)
+from .._validation import check_positive_int
+from .._validation import data_shapes as check_data  # noqa: F401  (the sculpt modules' name)
 from ..heads import as_heads as check_heads  # noqa: F401  (the sculpt modules' name for it)
 
 
@@ -53,8 +53,8 @@ def check_m(m, d: int | None = None) -> int:
 
 
 def check_matrix(name: str, A, d: int | None = None) -> np.ndarray:
-    """A finite square (d, d) matrix."""
-    A = as_float_array(name, A)
+    """A square (d, d) matrix: the shape only, its entries checked by the argument's declaration."""
+    A = np.asarray(A, dtype=float)
     if A.ndim != 2 or A.shape[0] != A.shape[1] or (d is not None and A.shape[0] != d):
         want = f"({d}, {d})" if d is not None else "(d, d)"
         raise ValueError(f"{name} must be a square matrix of shape {want}; received shape {A.shape}")

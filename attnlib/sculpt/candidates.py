@@ -17,7 +17,7 @@ import numpy as np
 
 from .._arguments import arguments, instance
 from .._linalg import lstsq
-from .._validation import check_sequences
+from .._validation import sequence_shape
 from ..attention import forward
 from ..heads import Heads
 from ._common import check_data, check_m, check_nonzero_labels
@@ -121,7 +121,7 @@ def design_matrix(X, Theta) -> np.ndarray:
     >>> int(np.linalg.matrix_rank(design_matrix(X, np.stack([heads.Theta[0]] * 2))))
     3
     """
-    X, single = check_sequences(X)
+    X, single = sequence_shape(X)
     if single:
         raise ValueError(f"X must be a batch of shape (N, n, d); received one sequence of shape {X.shape[1:]}")
     N, n, d = X.shape
@@ -164,7 +164,7 @@ def fit_W(X, Y, Theta) -> tuple[np.ndarray, float]:
     >>> bool(np.allclose(W, heads.W) and res < 1e-10)
     True
     """
-    X, Y = check_data(X, Y, boolean=False)
+    X, Y = check_data(X, Y)
     check_nonzero_labels("Y", Y)
     N, n, d = X.shape
     Theta = _thetas(Theta, d)
@@ -206,7 +206,7 @@ def best_scale(X, Y, Theta, *, scales=None, max_examples: int = 400) -> tuple[He
     >>> round(c, 3), bool(residual < 1e-6)
     (2.0, True)
     """
-    X, Y = check_data(X, Y, boolean=False)
+    X, Y = check_data(X, Y)
     Theta = _thetas(Theta, X.shape[-1])
     scales = np.geomspace(0.25, 16.0, 25) if scales is None else _check_scales(scales)
     X_all, Y_all = X, Y
@@ -346,7 +346,7 @@ def certify_candidates(X, Y, candidates, *, scales=None, max_examples: int = 400
     scored : int
         Number of (candidate, scale) pairs tried.
     """
-    X, Y = check_data(X, Y, boolean=False)
+    X, Y = check_data(X, Y)
     cands = candidates
     d = X.shape[-1]
     if cands.ndim != 4 or cands.shape[-2:] != (d, d) or 0 in cands.shape:
@@ -393,7 +393,7 @@ def refine_in_span(X, Y, heads: Heads, span: Span, *, max_examples: int = 400) -
     """
     from scipy.optimize import least_squares
 
-    X, Y = check_data(X, Y, boolean=False)
+    X, Y = check_data(X, Y)
     if heads.d != X.shape[-1] or span.basis.shape[1] != X.shape[-1]:
         raise ValueError(f"heads and span must be of the data's dimension d={X.shape[-1]}; received {heads!r} "
                          f"and {span!r}")

@@ -152,7 +152,7 @@ def relative_test_error(heads: Heads, X_test, Y_test) -> float:
     >>> relative_test_error(heads, X, attention(X, heads))
     0.0
     """
-    X_test, Y_test = check_data(X_test, Y_test, boolean=False, d=heads.d, names=("X_test", "Y_test"))
+    X_test, Y_test = check_data(X_test, Y_test, d=heads.d, names=("X_test", "Y_test"))
     check_nonzero_labels("Y_test", Y_test)
     error = float(np.linalg.norm(attention(X_test, heads) - Y_test) / np.linalg.norm(Y_test))
     if not np.isfinite(error):
@@ -291,7 +291,7 @@ def compare_methods(X, Y, m: int, X_test, Y_test, *, methods=METHODS, restarts: 
     (True, False)
     """
     X, Y = check_data(X, Y)
-    X_test, Y_test = check_data(X_test, Y_test, boolean=False, d=X.shape[-1], names=("X_test", "Y_test"))
+    X_test, Y_test = check_data(X_test, Y_test, d=X.shape[-1], names=("X_test", "Y_test"))
     m = check_m(m, X.shape[-1])
     budget, streams = _Budget(restarts, accept, adam_epochs, adam_lr), _streams(rng)
     runs = []
@@ -455,7 +455,7 @@ def single_starts(X, Y, m: int, X_test, Y_test, *, perturbed: int = 4, random: i
     """
     X, Y = check_data(X, Y)
     m = check_m(m, X.shape[-1])
-    X_test, Y_test = check_data(X_test, Y_test, boolean=False, d=X.shape[-1], names=("X_test", "Y_test"))
+    X_test, Y_test = check_data(X_test, Y_test, d=X.shape[-1], names=("X_test", "Y_test"))
     if spreads.shape != (2,) or np.any(spreads <= 0):
         raise ValueError(f"spreads must be two positive numbers; received {spreads.tolist()}")
     sculpt_rng, perturb_rng, random_rng = rng.spawn(3)

@@ -148,7 +148,7 @@ def phase_diagnostics(report: SculptReport, teacher: Heads, X_test, Y_test) -> P
     >>> bool(found.errors.final < 1e-8), found.geometry.random_span == (1 / 15) ** 0.5
     (True, True)
     """
-    X_test, Y_test = check_data(X_test, Y_test, boolean=False, d=teacher.d, names=("X_test", "Y_test"))
+    X_test, Y_test = check_data(X_test, Y_test, d=teacher.d, names=("X_test", "Y_test"))
     S = teacher.W.sum(axis=0)
     return PhaseDiagnostics(_sum_W_errors(report, S), _geometry(report, teacher),
                             _test_errors(report, X_test, Y_test), report.seconds)
@@ -225,7 +225,7 @@ def single_head_curve(X, Y, head: Heads, sizes) -> tuple[np.ndarray, np.ndarray]
     >>> float(err_W[0]), bool(err_W[1] < 1e-8)
     (1.0, True)
     """
-    X, Y = check_data(X, Y, boolean=False, d=head.d)
+    X, Y = check_data(X, Y, d=head.d)
     if head.m != 1:
         raise ValueError(f"head must be one head (m = 1); received {head!r}")
     err_W, err_T = [], []

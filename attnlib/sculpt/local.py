@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._arguments import arguments, instance, structure
-from .._validation import check_sequences
+from .._validation import sequence_shape
 from ..attention import forward
 from ..heads import Heads, random_heads
 from ..training import loss_and_gradient_arrays
@@ -77,7 +77,7 @@ def residual_jacobian(X, Theta, W) -> np.ndarray:
     >>> residual_jacobian(boolean_inputs(5, 4, 3, rng=1), heads.Theta, heads.W).shape
     (60, 36)
     """
-    X, _ = check_sequences(X)
+    X, _ = sequence_shape(X)
     heads = check_heads(Heads(Theta, W), X.shape[-1])  # Theta and W (m, d, d) alike, d that of X
     Theta, W = heads.Theta, heads.W
     N, n, d = X.shape
@@ -126,7 +126,7 @@ def polish(X, Y, heads: Heads, *, max_examples: int | None = None, max_nfev: int
     """
     from scipy.optimize import least_squares
 
-    X, Y = check_data(X, Y, boolean=False)
+    X, Y = check_data(X, Y)
     heads = check_heads(heads, X.shape[-1])
     m, d = heads.m, heads.d
     N, n, _ = X.shape
@@ -229,7 +229,7 @@ def polish_from_random(X, Y, m: int, *, restarts: int = 1, init_scale: float = 1
     >>> bool(info.residual <= 1e-6), info.restarts
     (True, 1)
     """
-    X, Y = check_data(X, Y, boolean=False)
+    X, Y = check_data(X, Y)
     check_nonzero_labels("Y", Y)
     best, best_res, total, runs = None, np.inf, 0.0, 0
     for _ in range(restarts):
@@ -286,7 +286,7 @@ def lbfgs_restarts(X, Y, m: int, *, restarts: int = 5, init_scale: float = 1.0, 
     """
     from scipy.optimize import minimize
 
-    X, Y = check_data(X, Y, boolean=False)
+    X, Y = check_data(X, Y)
     check_nonzero_labels("Y", Y)
     Xs, Ys = X[:max_examples], Y[:max_examples]
     d = X.shape[-1]
@@ -343,7 +343,7 @@ def perturbed_start(X, Y, heads: Heads, spread: float, rng=None) -> Heads:
     >>> start, bool(np.all(start.Theta != heads.Theta))
     (Heads(m=2, d=3), True)
     """
-    X, Y = check_data(X, Y, boolean=False)
+    X, Y = check_data(X, Y)
     heads = check_heads(heads, X.shape[-1])
     Theta = heads.Theta
     rms = np.sqrt(np.mean(Theta**2, axis=(1, 2), keepdims=True))  # (m, 1, 1)
@@ -435,7 +435,7 @@ def polish_starts(X, Y, candidates: Candidates, *, starts: int = 8, tol: float =
     >>> runs.starts, bool(runs.residual < 1e-8)
     (1, True)
     """
-    X, Y = check_data(X, Y, boolean=False)
+    X, Y = check_data(X, Y)
     best, best_res, infos, residuals = None, np.inf, [], []
     for k in range(starts):
         if k < 2:

@@ -69,7 +69,7 @@ def learn_single_head(X, Y) -> Heads:
     >>> bool(np.allclose(learned.Theta, head.Theta) and np.allclose(learned.W, head.W))
     True
     """
-    X, Y = check_data(X, Y, boolean=False)
+    X, Y = check_data(X, Y)
     N, n, d = X.shape
     if n > d:
         raise ValueError(
