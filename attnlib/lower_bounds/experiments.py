@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._arguments import arguments, choice, instance
+from .._arguments import arguments, choice
 from ..attention import attention
 from ..heads import Heads
 from ..inputs import boolean_inputs
@@ -16,8 +16,6 @@ from .family import ParityInstance, parity_instance
 __all__ = ["GDRun", "gd_experiment"]
 
 
-@arguments(instance=instance(ParityInstance, where="parity_instance"), heads="heads", loss="array",
-           test_loss="array", trivial="tol", seconds="score")
 @dataclass(frozen=True, eq=False)
 class GDRun:
     """One fixed-budget gradient run on a parity instance.

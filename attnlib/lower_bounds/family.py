@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._arguments import arguments, structure
+from .._arguments import arguments
 from .._validation import check_sequences
 from ..heads import Heads
 
@@ -171,7 +171,6 @@ def alternating_sigmoid_sum(s: int, betas) -> np.ndarray:
     return _sigmoid(2.0 * betas[..., None] * k) @ weights  # (..., s + 1) @ (s + 1,)
 
 
-@arguments(s="size", signed="flag", betas="array", total="tol", default_total="tol", starts="size")
 @dataclass(frozen=True, eq=False)
 class ScaleSearch:
     """The smallest total weight a numerical search found for the parity family at one s.
@@ -300,8 +299,6 @@ def search_parity_betas(s: int, *, signed: bool = False, starts: int = 5, rng=No
     return ScaleSearch(s, signed, best_betas, min(best_total, default_total), default_total, starts)
 
 
-@arguments(heads="heads", support=structure("a sorted tuple of coordinates"), readout="index", betas="array",
-           coefficients="array")
 @dataclass(frozen=True, eq=False)
 class ParityInstance:
     """A member of the parity family, with its ground truth.

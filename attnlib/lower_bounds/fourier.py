@@ -97,7 +97,6 @@ def _popcount(idx: np.ndarray, K: int) -> np.ndarray:
     return sum((idx >> k) & 1 for k in range(K))
 
 
-@arguments(coefficients="array", n="size", d="size")
 @dataclass(frozen=True, eq=False)
 class FourierSpectrum:
     """The Fourier coefficients of one output entry, over the n*d Boolean variables of X.
@@ -296,8 +295,6 @@ def monomial_features(X, degree: int) -> tuple[np.ndarray, list]:
     return Phi, monomials
 
 
-@arguments(degree="count", monomials=structure("a list of tuples of variable indices"), coefficients="array",
-           train_mse="score", test_mse="optscore")
 @dataclass(frozen=True, eq=False)
 class LowDegreeFit:
     """A least-squares polynomial of degree <= D on Boolean inputs.
@@ -413,7 +410,6 @@ def _check_finite_errors(coef, *errors) -> None:
                          "rescale y (and y_test)")
 
 
-@arguments(degrees="intarray", features="intarray", train_mse="array", test_mse="optarray")
 @dataclass(frozen=True, eq=False)
 class LowDegreeCurve:
     """Errors of the least-squares fits of degree 0, 1, ..., D on one data set.

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._arguments import arguments, structure
 from .._validation import check_positive_int
 from .._validation import data_shapes as check_data  # noqa: F401  (the sculpt modules' name)
 from ..heads import as_heads as check_heads  # noqa: F401  (the sculpt modules' name for it)
 
 
-@arguments(phase="text", message="text", n_constraints="optcount", report=structure("a SculptReport or None"))
 class SculptError(RuntimeError):
     """A phase of the sculpting pipeline could not produce a trustworthy answer.
 

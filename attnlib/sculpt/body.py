@@ -22,7 +22,6 @@ from ._common import SculptError, check_data, check_matrix, distinct_from, gap_f
 _CUTTING_PLANE_ABOVE = 3000
 
 
-@arguments(example="intarray", query="intarray", token="intarray", residual="array", delta="tol", rows="count")
 @dataclass(frozen=True, eq=False)
 class Certificates:
     """Rows of the data whose labels match an atom ``x_b^T S``.
@@ -64,7 +63,6 @@ class Certificates:
         return f"Certificates({len(self)} of {self.rows} rows, delta={self.delta:.3g})"
 
 
-@arguments(Z="array", gamma="tol", bound="opttol", certified="count")
 @dataclass(frozen=True, eq=False)
 class Body:
     """The sculpted body ``K = {Theta : <Theta, Z_k>_F >= gamma for all k}``, optionally boxed.

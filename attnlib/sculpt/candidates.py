@@ -42,7 +42,6 @@ def _check_span_holds(span: Span, m: int) -> None:
         raise ValueError(f"m must be at most the span's dimension {span.dim} (one direction per head); received m={m}")
 
 
-@arguments(face="heads", face_residual="score", net="heads", net_residual="score")
 @dataclass(frozen=True, eq=False)
 class Candidates:
     """Phase 5 (:func:`span_candidates`): the best candidate layer of each source, W fit by least squares.

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._arguments import arguments, choice, instance, interval, names, structure
+from .._arguments import arguments, choice, interval, names, structure
 from .._validation import check_axis_values, check_int_array
 from ..attention import attention
 from ..heads import Heads, random_heads
@@ -52,8 +52,6 @@ START_LABELS = {
 }
 
 
-@arguments(method=choice(*METHODS), error="floats", starts="count", certified="flag", seconds="score",
-           failed_phase="opttext", report=instance(SculptReport, optional=True), residual="floats")
 @dataclass(frozen=True, eq=False)
 class MethodRun:
     """One method's run in :func:`compare_methods`.
@@ -93,7 +91,6 @@ class MethodRun:
                 f"certified={self.certified})")
 
 
-@arguments(runs=structure("a tuple of MethodRun, one per method"))
 @dataclass(frozen=True, eq=False)
 class Comparison:
     """What :func:`compare_methods` returns: one :class:`MethodRun` per method, in the order asked for.
@@ -118,10 +115,6 @@ class Comparison:
         return f"Comparison({', '.join(self.methods)})"
 
 
-@arguments(success=structure("a dict of method -> array (scales, sizes)"),
-           errors=structure("a dict of method -> array (scales, sizes, seeds)"),
-           seconds=structure("a dict of method -> array (scales, sizes, seeds)"),
-           starts=structure("a dict of method -> array (scales, sizes, seeds)"))
 @dataclass(frozen=True, eq=False)
 class SweepResult:
     """What :func:`sweep` returns: per method (by identifier, :data:`METHODS`), arrays over (scale, size[, seed]).
@@ -367,8 +360,6 @@ def sweep(scales, sizes, *, seeds: int = 3, m: int = 2, d: int = 4, n: int = 3, 
     return SweepResult(rates, errors, seconds, starts)
 
 
-@arguments(residuals=structure("a dict of kind of start -> array"), errors=structure("a dict of kind -> array"),
-           seconds=structure("a dict of kind -> array"), sculpt_seconds="score", failed_phase="opttext")
 @dataclass(frozen=True, eq=False)
 class SingleStarts:
     """What :func:`single_starts` returns: one polish run per start, by kind of start.

@@ -52,7 +52,6 @@ def cosine(a, b) -> float:
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
-@arguments(crude="optscore", phase1="optscore", slice="optscore", final="optscore")
 @dataclass(frozen=True)
 class SumWErrors:
     """Relative errors ``||S - sum_i W_i|| / ||sum_i W_i||`` of a run's estimates (``None``: not reached).
@@ -67,7 +66,6 @@ class SumWErrors:
     final: float | None = None
 
 
-@arguments(proxy_cosine="optscore", span="optscore", random_span="optscore")
 @dataclass(frozen=True)
 class Geometry:
     """What phases 3-4 found, as numbers in [0, 1] (``None``: not reached, or one head).
@@ -83,7 +81,6 @@ class Geometry:
     random_span: float | None = None
 
 
-@arguments(face="optscore", net="optscore", pre_polish="optscore", final="optscore")
 @dataclass(frozen=True)
 class LayerErrors:
     """Relative test errors of a run's layers (``None``: not reached).
@@ -97,8 +94,6 @@ class LayerErrors:
     final: float | None = None
 
 
-@arguments(sum_W=instance(SumWErrors), geometry=instance(Geometry), errors=instance(LayerErrors),
-           seconds=instance(PhaseSeconds))
 @dataclass(frozen=True)
 class PhaseDiagnostics:
     """What each phase of a run knows, against the planted layer (:func:`phase_diagnostics`).
@@ -240,7 +235,6 @@ def single_head_curve(X, Y, head: Heads, sizes) -> tuple[np.ndarray, np.ndarray]
     return np.array(err_W), np.array(err_T)
 
 
-@arguments(quantiles="array", true_proxy="array", sculpted_proxy="optarray", crude="score")
 @dataclass(frozen=True, eq=False)
 class SliceCurves:
     """What :func:`slice_threshold_data` returns: the error of phase 3's slice regression at each slice size.

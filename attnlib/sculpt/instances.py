@@ -68,8 +68,6 @@ def min_norm_point(Theta) -> tuple[np.ndarray, np.ndarray]:
     return np.einsum("i,ipq->pq", lam, Theta), lam
 
 
-@arguments(sum_W_condition="score", theta_norms="array", min_norm_ratio="score", weights="array",
-           separation="score", gram_condition="score", failures=structure("a tuple of str"))
 @dataclass(frozen=True, eq=False)
 class Conditions:
     """The non-degeneracy conditions of the book's reconstruction, measured on a layer.

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._arguments import arguments, instance, structure
+from .._arguments import arguments, instance
 from .._validation import sequence_shape
 from ..attention import forward
 from ..heads import Heads, random_heads
@@ -25,7 +25,6 @@ from .candidates import Candidates, fit_W
 RESTART_SPREAD = 0.5
 
 
-@arguments(residual="score", nfev="count", seconds="score")
 @dataclass(frozen=True)
 class PolishInfo:
     """One polish run: relative residual on the examples used, function evaluations, seconds."""
@@ -35,7 +34,6 @@ class PolishInfo:
     seconds: float
 
 
-@arguments(residual="score", restarts="size", seconds="score")
 @dataclass(frozen=True)
 class RestartInfo:
     """Restarts of a local method: the best run's relative residual, runs made, total seconds."""
@@ -351,8 +349,6 @@ def perturbed_start(X, Y, heads: Heads, spread: float, rng=None) -> Heads:
     return Heads(Theta, fit_W(X, Y, Theta)[0])
 
 
-@arguments(heads="heads", residual="score", runs=structure("a tuple of PolishInfo, one per run"),
-           residuals=structure("a tuple of float, one per run"))
 @dataclass(frozen=True, eq=False)
 class PolishRuns:
     """The polish of :func:`attnlib.sculpt.learn` (:func:`polish_starts`): one run per start until one is certified.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, fields, replace
 
-from .._arguments import arguments, choice, instance
+from .._arguments import arguments, choice
 from ..heads import Heads
 from ._common import SculptError, check_data, check_m, check_nonzero_labels
 from .candidates import Candidates, span_candidates
@@ -23,7 +23,6 @@ from .sum_w import SumWEstimate, estimate_sum_W
 PHASES = ("sum_w", "sculpted", "span", "candidates", "polish")
 
 
-@arguments(sum_w="optscore", sculpted="optscore", span="optscore", candidates="optscore", polish="optscore")
 @dataclass(frozen=True)
 class PhaseSeconds:
     """Wall-clock seconds of each phase of a run (``None`` for a phase the run did not reach).
@@ -44,9 +43,6 @@ class PhaseSeconds:
         return float(sum(getattr(self, name) or 0.0 for name in PHASES))
 
 
-@arguments(sum_w=instance(SumWEstimate, optional=True), sculpted=instance(Sculpted, optional=True),
-           span=instance(Span, optional=True), candidates=instance(Candidates, optional=True),
-           polish=instance(PolishRuns, optional=True), seconds=instance(PhaseSeconds))
 @dataclass(frozen=True, eq=False)
 class SculptReport:
     """What each phase of the book's reconstruction produced: :func:`carve` fills phases 1-3,
@@ -96,7 +92,6 @@ class SculptReport:
         return f"SculptReport(phases reached: {', '.join(reached) or 'none'})"
 
 
-@arguments(heads="heads", report=instance(SculptReport, where="learn"))
 @dataclass(frozen=True, eq=False)
 class SculptResult:
     """What :func:`learn` returns.

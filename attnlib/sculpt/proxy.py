@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._arguments import arguments, instance, structure
+from .._arguments import arguments, instance
 from .._linalg import lstsq
 from .._validation import check_axis_values, sequence_shape
 from ._common import (
@@ -32,7 +32,6 @@ from .body import Body, prune, sculpt_body
 from .sum_w import trimmed_sum_W
 
 
-@arguments(estimate="array", slice_only="array", rows="size", threshold="real")
 @dataclass(frozen=True, eq=False)
 class SliceFit:
     """Phase 3's slice regression (:func:`refine_sum_W`): the refined estimate of ``sum_i W_i``.
@@ -237,9 +236,6 @@ def slice_curve(X, Y, proxy, sum_W_true, quantiles) -> np.ndarray:
     return np.array(out)
 
 
-@arguments(body=instance(Body, where="sculpt_body"), proxy="array", sum_W="array", atom_score="score",
-           slice=instance(SliceFit, where="refine_sum_W"),
-           dropped=structure("a tuple of counts, one per certification"))
 @dataclass(frozen=True, eq=False)
 class Sculpted:
     """Phases 2-3 (:func:`sculpt_rounds`): the body, its min-norm proxy, and the refined estimate of ``sum_i W_i``.

@@ -33,7 +33,6 @@ from .proxy import Sculpted, proxy_margins
 SPAN_METHODS = ("face", "spectral", "random")
 
 
-@arguments(basis="array", points="array", method="text")
 @dataclass(frozen=True, eq=False)
 class Span:
     """An estimate of the span of the Theta_i.
@@ -240,7 +239,6 @@ def random_span(proxy, m: int, *, rng=None) -> Span:
     return Span(_basis(P, rng.standard_normal((m - 1, d * d))), np.zeros((0, d, d)), "random")
 
 
-@arguments(heads="array", offsets="array")
 @dataclass(frozen=True, eq=False)
 class SpanAlignment:
     """How well a span estimate captures planted heads (:func:`span_alignment`), one entry per head.

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._arguments import arguments, choice, instance, structure
+from .._arguments import arguments, choice, structure
 from .._linalg import lstsq
 from .._validation import as_float_array
 from ._common import (
@@ -29,7 +29,6 @@ from .hypercube import constant_sequences
 ESTIMATES = ("crude", "trimmed", "constant")
 
 
-@arguments(crude="array", trimmed="array", constant="optarray")
 @dataclass(frozen=True, eq=False)
 class SumWCandidates:
     """Phase 1's estimates of ``sum_i W_i``, each of shape (d, d).
@@ -64,7 +63,6 @@ class SumWCandidates:
         return f"SumWCandidates({', '.join(have)}; d={self.crude.shape[-1]})"
 
 
-@arguments(crude="score", trimmed="score", constant="optscore")
 @dataclass(frozen=True)
 class AtomScores:
     """The ranking score of each phase-1 estimate: :func:`atom_score` at q = 0.05 plus at q = 0.2 (lower is better).
@@ -82,8 +80,6 @@ class AtomScores:
         return getattr(self, name)
 
 
-@arguments(estimate="array", chosen=choice(*ESTIMATES), candidates=instance(SumWCandidates),
-           scores=instance(AtomScores))
 @dataclass(frozen=True, eq=False)
 class SumWEstimate:
     """Phase 1 (:func:`estimate_sum_W`): the chosen estimate of ``sum_i W_i`` and the ones it beat.

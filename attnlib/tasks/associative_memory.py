@@ -55,7 +55,6 @@ def memory_heads(m: int) -> Heads:
     return Heads(Theta, W)
 
 
-@arguments(X="array", Y="array", heads="heads", query="intarray", orthogonal="mask")
 @dataclass(frozen=True, eq=False)
 class Memories:
     """A batch of lookup tables with their answers.

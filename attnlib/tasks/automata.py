@@ -73,8 +73,6 @@ __all__ = [
 # --- data for learning the step ------------------------------------------------
 
 
-@arguments(X="array", Y="array", dfas=structure("a list of DFAs of one (S, A)"), words="intarray",
-           dfa_index="intarray", step="intarray")
 @dataclass(frozen=True, eq=False)
 class TransitionData:
     """Examples of one DFA step, and the ground truth that produced them.
@@ -251,7 +249,6 @@ def step_contexts(dfas, words, states=None) -> np.ndarray:
     return X
 
 
-@arguments(step_correct="mask", covered="optmask", residual="optarray")
 @dataclass(frozen=True, eq=False)
 class DFAEvaluation:
     """How a layer runs a set of automata, and where a certificate covers the inputs.

@@ -263,7 +263,6 @@ def decode_states(Y, n_states: int, n_symbols: int) -> np.ndarray:
 # --- the driver ----------------------------------------------------------------
 
 
-@arguments(states="intarray", outputs="array")
 @dataclass(frozen=True, eq=False)
 class DFARun:
     """The result of :func:`execute`.

@@ -300,8 +300,6 @@ def compile_step(tm: TuringMachine, layout: Layout, t: int) -> list[tuple[str, H
 # --- running ----------------------------------------------------------------------
 
 
-@arguments(configs=structure("a list of (state, head, tape)"), X="array", names=structure("a list of str"),
-           rounding="score", layout=instance(Layout, where="tm_layout"))
 @dataclass(frozen=True, eq=False)
 class TMRun:
     """The configurations decoded from the context after each step.
