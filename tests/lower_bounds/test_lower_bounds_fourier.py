@@ -5,6 +5,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from attnlib import Heads, boolean_inputs
 from attnlib.lower_bounds.fourier import (
@@ -116,3 +118,26 @@ def test_errors():
                               y_test=np.zeros(3))
     with pytest.raises(TypeError, match="degree must be an integer >= 0"):
         n_monomials(4, 1.5)
+
+
+def test_walsh_hadamard_near_the_float_limit():
+    np.testing.assert_array_equal(walsh_hadamard(np.ones(4) * 1e308), [1e308, 0, 0, 0])
+    np.testing.assert_array_equal(walsh_hadamard([1e308, -1e308, 1e308, -1e308]), [0, 1e308, 0, 0])
+
+
+def test_walsh_hadamard_unchanged_on_ordinary_values():
+    """Halving at each butterfly is exact: the same bits as the transform divided at the end."""
+    v = np.random.default_rng(0).standard_normal(64)
+    h = v.copy()
+    for k in range(6):
+        h = h.reshape(-1, 2, 2**k)
+        h = np.concatenate([h[:, :1] + h[:, 1:], h[:, :1] - h[:, 1:]], axis=1)
+    np.testing.assert_array_equal(walsh_hadamard(v), h.reshape(64) / 64)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(-1e308, 1e308), min_size=8, max_size=8))
+def test_walsh_hadamard_is_finite_and_inverts(values):
+    h = walsh_hadamard(values)
+    assert np.isfinite(h).all()
+    assert np.abs(h).max() <= np.abs(values).max()

@@ -102,3 +102,11 @@ def test_conditions_repr_fits_the_book_column():
     assert len(lines) == 2 and max(map(len, lines)) <= 79, repr(c)
     assert lines[0].startswith("Conditions(cond(sum W)=") and lines[1].startswith(" " * len("Conditions("))
     assert repr(c).endswith("; all hold)")
+
+
+def test_conditions_of_one_head_say_the_separation_is_vacuous():
+    one = planted_instance(1, 4, rng=0)
+    cond = measure_conditions(one)
+    assert cond.separation == np.inf and cond.ok
+    assert "separation=n/a (one head)" in repr(cond)
+    assert "separation=inf" not in repr(cond)

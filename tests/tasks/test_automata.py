@@ -67,13 +67,6 @@ def test_explicit_layer_executes_dfas_on_long_words(S, A, seed):
         assert states.tolist() == naive_run(dfa.delta.tolist(), dfa.start, word.tolist())
 
 
-def test_dfa_run_matches_naive_simulator():
-    rng = np.random.default_rng(5)
-    for _ in range(10):
-        dfa = am.random_dfa(6, 3, rng=rng)
-        word = am.random_words(1, 50, 3, rng=rng)[0]
-        assert dfa.run(word).tolist() == naive_run(dfa.delta.tolist(), 0, word.tolist())
-
 
 def test_explicit_output_is_exactly_the_next_state_one_hot():
     rng = np.random.default_rng(6)
@@ -261,3 +254,21 @@ def test_evaluation_repr_fits_the_book_column():
     assert max(len(line) for line in text.splitlines()) <= 79, text
     assert "\n" in text and text.startswith("DFAEvaluation(N=3, L=9, accuracy=1.000,")
     assert text.endswith(f"uncovered accuracy={ev.accuracy_where(False):.3f})")
+
+
+def test_fresh_dfas_compares_tables_of_the_same_shape_only():
+    # one-state tables of other shapes never collide, so they must not count against S=2, A=1
+    other = [am.DFA(np.zeros((1, k), dtype=int)) for k in (1, 2, 3)]
+    train_ = [am.DFA([[0], [0]]), am.DFA([[1], [1]]), am.DFA([[0], [1]])]
+    fresh = am.fresh_dfas(3, 2, 1, exclude=train_ + other, rng=0)
+    assert all(f.delta.tolist() == [[1], [0]] for f in fresh)
+    # a same-bytes table of another shape is not a collision: (1, 2) [[0, 1]] vs (2, 1) [[0], [1]]
+    assert am.fresh_dfas(1, 2, 1, exclude=[am.DFA([[0, 0]])], rng=0)
+
+
+def test_dfa_run_matches_naive_simulator():
+    rng = np.random.default_rng(5)
+    for _ in range(10):
+        dfa = am.random_dfa(6, 3, rng=rng)
+        word = am.random_words(1, 50, 3, rng=rng)[0]
+        assert dfa.run(word).tolist() == naive_run(dfa.delta.tolist(), 0, word.tolist())

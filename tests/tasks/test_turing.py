@@ -140,3 +140,10 @@ def test_run_program_equals_attention_on_the_context():
         expected = tu.round_token(attention(X, heads, kind="linear")[-1], layout)
         X, _ = tu.run_program(X, [heads], layout)
         np.testing.assert_array_equal(X[-1], expected)
+
+
+def test_turing_run_accepts_numpy_int_tape_and_head():
+    r = tu.run(tu.busy_beaver(), np.zeros(5, dtype=int), np.int64(2), 6)
+    assert r.configs[-1] == (2, 2, [1, 1, 1, 1, 0])
+    with pytest.raises(ValueError, match="tape must have 5 symbols"):
+        tu.run(tu.busy_beaver(), [0, 0.5, 0, 0, 0], 2, 2)
