@@ -22,13 +22,13 @@ check_softmax: on case 'logits as large as 1e4' (S of shape (2, 4)), the
 
 from ._core import CheckFailure
 from .attention import check_attention_head, check_linear_attention, check_softmax, check_softmax_jacobian
-from .predictions import compare_prediction
 from .lower_bounds import (
     check_parity_coefficients,
     check_parity_learner,
     check_walsh_hadamard,
     check_weight_by_degree,
 )
+from .predictions import compare_prediction
 from .rkhs import (
     check_certificate,
     check_cubic_features,

@@ -9,11 +9,12 @@ diagonal; feature ``p * d + l`` is pair p times coordinate l of the last token.
 
 from __future__ import annotations
 
+import inspect
 from contextlib import contextmanager
 
 import numpy as np
 
-from .._validation import check_flag
+from .._arguments import arguments
 from ..attention import attention
 from ..heads import Heads
 from . import _core
@@ -66,6 +67,7 @@ def _feature_batches(rng):
             ("long sequences, N=2, n=30, d=2", rng.normal(size=(2, 30, 2)))]
 
 
+@arguments(fn="function", causal="flag")
 def check_cubic_features(fn, *, causal: bool = False) -> None:
     """Check the cubic features: ``fn(X)`` with X of shape (N, n, d).
 
@@ -82,7 +84,6 @@ def check_cubic_features(fn, *, causal: bool = False) -> None:
     >>> check_cubic_features(lambda X: cubic_features(X, causal=True), causal=True)
     check_cubic_features(causal=True): all 5 cases passed.
     """
-    causal = check_flag("causal", causal)
     name = "check_cubic_features(causal=True)" if causal else "check_cubic_features"
     rkhs = _rkhs()
     cases = [Case(label, (X,), rkhs.cubic_features(X, causal=causal)) for label, X in _feature_batches(case_rng(201))]
@@ -137,9 +138,12 @@ def _forbid_cubic_features(rkhs):
 
     The function object's code is swapped, not a module attribute, so that every reference to
     it is caught: ``rkhs.cubic_features``, a name imported with ``from attnlib.rkhs import
-    cubic_features`` before the check, or an alias. The original code is put back on exit.
+    cubic_features`` before the check, or an alias. Under a declaration (``@arguments``), the
+    code swapped is the declared function's (``__wrapped__``), not the wrapper's, whose code
+    has free variables of its own: the wrapper still checks the arguments, then the function
+    refuses. The original code is put back on exit.
     """
-    func = rkhs.cubic_features
+    func = inspect.unwrap(rkhs.cubic_features)  # the function itself, under its declaration's wrapper
 
     def refuse(*args, **kwargs):  # runs with cubic_features' globals: reach Refused by import
         from attnlib.checks._core import Refused
@@ -173,6 +177,7 @@ def _peak_bytes(fn, args, record: dict):
             tracemalloc.stop()
 
 
+@arguments(fn="function")
 def check_kernel(fn) -> None:
     """Check the kernel of the cubic features without forming them: ``fn(X, X2)``.
 
@@ -215,23 +220,22 @@ def check_kernel(fn) -> None:
         with _forbid_cubic_features(rkhs):
             return fn(X, X2)
 
-    if callable(fn):
-        big = rng.normal(size=(2, _BIG_N, _BIG_n, _BIG_D)) / np.sqrt(_BIG_D)
-        record = {}
-        try:
-            with np.errstate(all="ignore"):
-                _core.call_with_timeout(_peak_bytes, (guarded, tuple(big), record), {}, min(_core.CASE_TIMEOUT, 2.0))
-        except Refused:
-            raise
-        except (Exception, _core.CaseTimeout):  # an error or a timeout: the cases below will say what went wrong
-            pass
-        peak = record.get("peak", 0)
-        if peak > 8 * _psi(_BIG_D) // 3:
-            raise Refused(f"check_kernel: on two sequences of d = {_BIG_D} tokens, your function allocated "
-                          f"{peak / 1e6:.1f} MB at its peak, while one sequence's psi = {_psi(_BIG_D)} features "
-                          f"take {8 * _psi(_BIG_D) / 1e6:.1f} MB and its Gram matrix 0.1 MB: it seems to form the "
-                          "features. Compute K from the Gram matrices G = X^T X and the last tokens, never an "
-                          "array of psi (or d^3) numbers.")
+    big = rng.normal(size=(2, _BIG_N, _BIG_n, _BIG_D)) / np.sqrt(_BIG_D)
+    record = {}
+    try:
+        with np.errstate(all="ignore"):
+            _core.call_with_timeout(_peak_bytes, (guarded, tuple(big), record), {}, min(_core.CASE_TIMEOUT, 2.0))
+    except Refused:
+        raise
+    except (Exception, _core.CaseTimeout):  # an error or a timeout: the cases below will say what went wrong
+        pass
+    peak = record.get("peak", 0)
+    if peak > 8 * _psi(_BIG_D) // 3:
+        raise Refused(f"check_kernel: on two sequences of d = {_BIG_D} tokens, your function allocated "
+                      f"{peak / 1e6:.1f} MB at its peak, while one sequence's psi = {_psi(_BIG_D)} features "
+                      f"take {8 * _psi(_BIG_D) / 1e6:.1f} MB and its Gram matrix 0.1 MB: it seems to form the "
+                      "features. Compute K from the Gram matrices G = X^T X and the last tokens, never an "
+                      "array of psi (or d^3) numbers.")
 
     def variants(case):
         X, X2 = case.args
@@ -243,13 +247,14 @@ def check_kernel(fn) -> None:
                 "<G, G'>_F <x, x'> / 2, the term sum_j G_jj G'_jj is missing": full * dots / 2,
                 "(<G, G'>_F + sum_j G_jj G'_jj) / 2 without the factor <x, x'> of the last tokens": (full + diag) / 2}
 
-    run_check("check_kernel", guarded if callable(fn) else fn, cases, ["X", "X2"], rtol=1e-9, atol=1e-9, label="K",
+    run_check("check_kernel", guarded, cases, ["X", "X2"], rtol=1e-9, atol=1e-9, label="K",
               variants=variants,
               sizes=lambda case: {"d": case.args[0].shape[-1]}, axes=("row", "column"),
               slip="K = (<G, G'>_F + sum_j G_jj G'_jj) / 2 * <x_n, x'_n>: the pairs j < k once, the "
                    "diagonal once, and never the features themselves.")
 
 
+@arguments(fn="function")
 def check_parameter_map(fn) -> None:
     """Check the coefficients p(Theta) of a layer: ``fn(Theta, W)`` with Theta, W of shape (m, d, d).
 
@@ -286,6 +291,7 @@ def check_parameter_map(fn) -> None:
                    "and the diagonal row only Theta[l, j] W[j, e]; sum over the heads.")
 
 
+@arguments(fn="function")
 def check_heads_from_coef(fn) -> None:
     """Check the fold from coefficients back to heads: ``fn(C)`` with C of shape (psi, d).
 
@@ -325,6 +331,7 @@ def check_heads_from_coef(fn) -> None:
                    "fold M into at most d^2 heads.")
 
 
+@arguments(fn="function")
 def check_fit_coefficients(fn) -> None:
     """Check least squares on the cubic features (Algorithm 1, steps 1-2): ``fn(X, Y)``.
 
@@ -365,6 +372,7 @@ def check_fit_coefficients(fn) -> None:
                    "cubic features, Algorithm 2's order.")
 
 
+@arguments(fn="function")
 def check_second_moment(fn) -> None:
     """Check the matrix of the certificate: ``fn(X)`` with X of shape (N, n, d).
 
@@ -434,6 +442,7 @@ def _features(X):
     return _rkhs().cubic_features(X)
 
 
+@arguments(fn="function")
 def check_certificate(fn) -> None:
     """Check the certificate of identifiability (Algorithm 2): ``fn(Phi)`` with Phi of shape (N, psi).
 
@@ -516,6 +525,7 @@ def _span_reference(Phi, phi):
     return np.linalg.norm(R, axis=1) / np.where(norm > 0, norm, 1.0)
 
 
+@arguments(fn="function")
 def check_span_cover(fn) -> None:
     """Check the span form of the certificate: ``fn(Phi, phi)``, training features and test features.
 

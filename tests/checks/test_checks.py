@@ -91,7 +91,7 @@ def test_softmax_check_reports_exceptions_and_in_place_edits():
 
     with pytest.raises(CheckFailure, match="changed its input S in place"):
         check_softmax(in_place)
-    with pytest.raises(TypeError, match="takes your function"):
+    with pytest.raises(TypeError, match="fn must be a function"):
         check_softmax(np.ones(3))
 
 
