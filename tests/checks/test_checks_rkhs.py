@@ -357,3 +357,22 @@ def _solve_normal_equations(Phi, phi):                                         #
 def test_span_cover_check_rejects(wrong, message):
     with pytest.raises(CheckFailure, match=r"check_span_cover.*" + message):
         check_span_cover(wrong)
+
+
+def test_the_kernel_guard_works_under_a_declaration(monkeypatch):
+    """With cubic_features declared (``@arguments`` wraps it, functools.wraps), the guard swaps the code of
+    the declared function, not the wrapper's: the call is refused, and the code is put back."""
+    import attnlib.rkhs
+    from attnlib._arguments import arguments
+
+    plain = attnlib.rkhs.cubic_features
+    original = plain.__code__
+    declared = arguments(X="array", causal="flag")(plain)
+    monkeypatch.setattr(attnlib.rkhs, "cubic_features", declared)
+    with pytest.raises(CheckFailure, match="calls cubic_features, which forms"):
+        check_kernel(lambda X, X2: attnlib.rkhs.cubic_features(X) @ attnlib.rkhs.cubic_features(X2).T)
+    assert plain.__code__ is original
+    X = np.ones((1, 2, 2))
+    assert np.allclose(declared(X) @ declared(X).T, attnlib.rkhs.kernel(X, X))
+    with pytest.raises(CheckFailure, match="raised TypeError: causal must be"):  # the wrapper checks first
+        check_kernel(lambda X, X2: declared(X, causal="no"))
