@@ -22,22 +22,20 @@ check_softmax: on case 'logits as large as 1e4' (S of shape (2, 4)), the
 
 from ._core import CheckFailure
 from .attention import check_attention_head, check_linear_attention, check_softmax, check_softmax_jacobian
-from .predictions import compare_prediction
+from .certificate import check_certificate, check_second_moment, check_span_cover
 from .lower_bounds import (
     check_parity_coefficients,
     check_parity_learner,
     check_walsh_hadamard,
     check_weight_by_degree,
 )
+from .predictions import compare_prediction
 from .rkhs import (
-    check_certificate,
     check_cubic_features,
     check_fit_coefficients,
     check_heads_from_coef,
     check_kernel,
     check_parameter_map,
-    check_second_moment,
-    check_span_cover,
 )
 from .sculpt import check_fit_W, check_halfspaces, check_logit_gaps, check_min_norm_point, check_W_from_labels
 from .tasks import check_accepting_lookup, check_lookup_heads
@@ -53,7 +51,7 @@ __all__ = [
     # training (chapter 2)
     "check_linear_attention_gradient",
     "check_gradient_descent",
-    # rkhs: features, kernel, coefficients, regression, certificate (chapters 3-5)
+    # rkhs: features, kernel, coefficients, regression (chapters 3-4); certificate (chapter 5)
     "check_cubic_features",
     "check_kernel",
     "check_parameter_map",

@@ -12,6 +12,7 @@ from functools import partial
 
 import numpy as np
 
+from .._arguments import validating
 from ._diagnose import Clues, diagnose
 
 #: Seconds one case may take before the check gives up on the learner's function.
@@ -83,7 +84,12 @@ def call_with_timeout(fn: Callable, args: tuple, kwargs: dict, seconds: float | 
     restart the kernel, since that thread keeps running. Where no thread can
     start either (Pyodide, in the browser), the function runs without a time
     limit, and the first such call says so (``NO_TIME_LIMIT``).
+
+    ``fn`` is the learner's code, not the library's: it runs inside
+    :func:`attnlib._arguments.validating`, so that its own calls into the library check their
+    arguments although the check that runs it is a public call.
     """
+    fn = partial(_validated, fn)
     if seconds is None:
         return fn(*args, **kwargs)
     if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
@@ -121,6 +127,12 @@ def call_with_timeout(fn: Callable, args: tuple, kwargs: dict, seconds: float | 
     if "error" in result:
         raise result["error"]
     return result["value"]
+
+
+def _validated(fn: Callable, *args, **kwargs):
+    """``fn(*args, **kwargs)`` with validation on (in the thread that runs it)."""
+    with validating():
+        return fn(*args, **kwargs)
 
 
 def _say_no_time_limit() -> None:
@@ -246,8 +258,6 @@ def run_check(check: str, fn: Callable, cases: Sequence[Case], arg_names: Sequen
     description of a known slip to what it returns (an array, or a tuple like the outputs).
     ``slip``, one line on the check's most common slip, ends every failed comparison's message.
     """
-    if not callable(fn):
-        raise TypeError(f"{check} takes your function fn; received {type(fn).__name__}")
     timeout = CASE_TIMEOUT if timeout is None else timeout
     for case in cases:
         inputs = describe(case.args, arg_names)

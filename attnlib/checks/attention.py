@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._arguments import arguments
 from ..attention import attention, softmax
 from ..heads import Heads
 from ._core import Case, case_rng, run_check
 
 
+@arguments(fn="function")
 def check_softmax(fn) -> None:
     """Check a softmax over the last axis: ``fn(S)`` must equal ``attnlib.softmax(S)``.
 
@@ -37,6 +39,7 @@ def check_softmax(fn) -> None:
                    "the row's sum, both along the last axis.")
 
 
+@arguments(fn="function")
 def check_attention_head(fn) -> None:
     """Check one softmax head on one sequence: ``fn(X, Theta, W)`` with X (n, d), Theta and W (d, d).
 
@@ -74,6 +77,7 @@ def check_attention_head(fn) -> None:
                    "product of query and key matrices), so there is no 1/sqrt(d).")
 
 
+@arguments(fn="function")
 def check_linear_attention(fn) -> None:
     """Check multi-head linear attention on a batch: ``fn(X, Theta, W)`` with X (N, n, d), Theta and W (m, d, d).
 
@@ -105,6 +109,7 @@ def check_linear_attention(fn) -> None:
               slip="F = sum over heads i (not a mean) of X Theta_i X^T X W_i: no softmax, no 1/n, no mask.")
 
 
+@arguments(fn="function")
 def check_softmax_jacobian(fn) -> None:
     """Check the Jacobian of softmax: ``fn(s)`` with s of shape (n,) returns J of shape (n, n).
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._arguments import arguments
 from ..attention import attention
 from ._core import Case, CheckFailure, case_rng, returned_heads, run_check
 
@@ -26,6 +27,7 @@ def _lb():
     return lower_bounds
 
 
+@arguments(fn="function")
 def check_parity_coefficients(fn) -> None:
     """Check the weights of the parity family: ``fn(betas)`` with betas of shape (s + 1,).
 
@@ -71,6 +73,7 @@ def check_parity_coefficients(fn) -> None:
                    "M[j, i] = sigmoid(2 beta_i j), then c = solve(M, (-1)**j).")
 
 
+@arguments(fn="function")
 def check_parity_learner(fn) -> None:
     """Check a learner for the parity family: ``fn(X, Y)`` returns a layer computing the same function.
 
@@ -141,6 +144,7 @@ def _cube_functions():
     ]
 
 
+@arguments(fn="function")
 def check_walsh_hadamard(fn) -> None:
     """Check the Fourier coefficients of a function on the hypercube: ``fn(values)``.
 
@@ -182,6 +186,7 @@ def check_walsh_hadamard(fn) -> None:
                    "the x_k whose bit k is set in T, and x_k = -1 exactly when bit k of the input's index is set.")
 
 
+@arguments(fn="function")
 def check_weight_by_degree(fn) -> None:
     """Check the Fourier weight at each degree: ``fn(values)``.
 

@@ -1,9 +1,9 @@
 """Predict, then run: say how close a learner's prediction was to what the run gives.
 
 A predict-then-run exercise asks for ``prediction = ...`` before the code runs; the run cell
-ends with :func:`compare_prediction`, which prints what was predicted and what the run gives, and a verdict, for each value. It never
-raises on a wrong prediction (a prediction is not an answer to grade), only on a prediction of
-the wrong kind.
+ends with :func:`compare_prediction`, which prints what was predicted and what the run gives,
+and a verdict, for each value. It never raises on a wrong prediction (a prediction is not an
+answer to grade), only on a prediction of the wrong kind.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+
+from .._arguments import arguments, structure
 
 __all__ = ["compare_prediction"]
 
@@ -72,6 +74,10 @@ def _one(predicted, actual) -> tuple[str, str]:
     return said, off + "."
 
 
+_VALUES = structure("a number, boolean or word, or a tuple, list or array of them")
+
+
+@arguments(prediction=_VALUES, actual=_VALUES, what="text")
 def compare_prediction(prediction, actual, *, what: str = "the result") -> None:
     """Print how close ``prediction`` was to ``actual``, the value the run computed.
 
@@ -88,7 +94,7 @@ def compare_prediction(prediction, actual, *, what: str = "the result") -> None:
     Raises
     ------
     TypeError
-        If a value is not a number, boolean or word, or ``what`` is not a string.
+        If a value is not a number, boolean or word, or ``what`` is not a non-empty string.
     ValueError
         If the two have different lengths, or a number is not finite.
 
@@ -105,8 +111,6 @@ def compare_prediction(prediction, actual, *, what: str = "the result") -> None:
       value 2: you predicted 0.5, the run gives 0.25
         off by 0.25 (the run is 1/2 of yours).
     """
-    if not isinstance(what, str):
-        raise TypeError(f"what must be a string saying what is predicted, got {type(what).__name__}")
     if prediction is None or prediction is Ellipsis:
         print(f"{what}:\n  write your prediction first (prediction = ...), then run this cell again.")
         return

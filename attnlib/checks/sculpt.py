@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._arguments import arguments
 from ..attention import attention
 from ..heads import Heads
 from ..inputs import boolean_inputs
@@ -16,6 +17,7 @@ from ._core import Case, CheckFailure, case_rng, run_check
 __all__ = ["check_fit_W", "check_halfspaces", "check_logit_gaps", "check_min_norm_point", "check_W_from_labels"]
 
 
+@arguments(fn="function")
 def check_logit_gaps(fn) -> None:
     """Check all logit gaps of one head: ``fn(X, Theta)`` with X (N, n, d) and Theta (d, d).
 
@@ -55,6 +57,7 @@ def check_logit_gaps(fn) -> None:
               slip="G[i, a, b, c] = x_a^T Theta (x_b - x_c): the query x_a on the left of Theta, b minus c.")
 
 
+@arguments(fn="function")
 def check_fit_W(fn) -> None:
     """Check least squares for the projections given the attention matrices: ``fn(X, Y, Theta)``.
 
@@ -97,6 +100,7 @@ def check_fit_W(fn) -> None:
                    "||F(X) - Y||_F / ||Y||_F.")
 
 
+@arguments(fn="function")
 def check_halfspaces(fn) -> None:
     """Check the halfspace normals of certified rows: ``fn(X, example, query, token)``.
 
@@ -164,6 +168,7 @@ def check_halfspaces(fn) -> None:
                    "per competitor c with x_c != x_b, each distinct normal once.")
 
 
+@arguments(fn="function")
 def check_min_norm_point(fn) -> None:
     """Check the point of a body nearest the origin: ``fn(Z, gamma)``.
 
@@ -178,7 +183,7 @@ def check_min_norm_point(fn) -> None:
     >>> check_min_norm_point(lambda Z, gamma: min_norm_proxy(Body(Z, gamma=gamma, bound=None, certified=len(Z))))
     check_min_norm_point: all 5 cases passed.
     """
-    from ..sculpt import Body, min_norm_proxy                          # the reference, read lazily
+    from ..sculpt import Body, min_norm_proxy  # the reference, read lazily
 
     rng = case_rng(604)
     two = np.zeros((2, 2, 2))
@@ -203,6 +208,7 @@ def check_min_norm_point(fn) -> None:
                    "<Theta, Z_k>_F >= gamma for every k (a small quadratic programme), not a mean of the normals.")
 
 
+@arguments(fn="function")
 def check_W_from_labels(fn) -> None:
     """Check step 2 of the exact single-head learner: ``fn(X, Y)`` returns W of shape (d, d).
 
@@ -223,7 +229,8 @@ def check_W_from_labels(fn) -> None:
     for name, N, n, d, boolean in [("Gaussian tokens, N=40, n=3, d=4 (every sequence usable)", 40, 3, 4, False),
                                    ("Boolean, N=120, n=4, d=6 (some sequences have dependent tokens: skip them)",
                                     120, 4, 6, True),
-                                   ("Boolean, N=200, n=4, d=4 (about two thirds dependent: skip them)", 200, 4, 4, True),
+                                   ("Boolean, N=200, n=4, d=4 (about two thirds dependent: skip them)",
+                                    200, 4, 4, True),
                                    ("Gaussian tokens, N=30, n=2, d=3", 30, 2, 3, False)]:
         Theta = 2.0 * rng.normal(size=(d, d)) / np.sqrt(d)
         W = np.eye(d) + 0.5 * rng.normal(size=(d, d)) / np.sqrt(d)          # invertible, well conditioned

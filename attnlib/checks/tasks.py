@@ -1,15 +1,20 @@
-"""Checks for the coding exercises on automata executed by attention (chapter 6): the lookup head, and a lookup that also says accept."""
+"""Checks for the coding exercises on automata executed by attention (chapter 6).
+
+The lookup head, and a lookup that also says accept.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
+from .._arguments import arguments
 from ..attention import attention
 from ._core import Case, CheckFailure, case_rng, returned_heads, run_check
 
 __all__ = ["check_accepting_lookup", "check_lookup_heads"]
 
 
+@arguments(fn="function")
 def check_accepting_lookup(fn) -> None:
     """Check a lookup that also says whether the next state is accepting: ``fn(dfa)``.
 
@@ -82,9 +87,8 @@ def check_accepting_lookup(fn) -> None:
 
     def variants(case):
         dfa = case.args[0]
-        S, A = dfa.n_states, dfa.n_symbols
         out = case.expected.copy()
-        out[:, -1] = np.repeat(dfa.accepting, A)
+        out[:, -1] = np.repeat(dfa.accepting, dfa.n_symbols)
         return {"the lookup with the accepting flag of the current state s, not of the next state delta(s, a)": out}
 
     run_check("check_accepting_lookup", fn, cases, ["dfa"], rtol=1e-9, atol=1e-9, convert=convert,
@@ -95,6 +99,7 @@ def check_accepting_lookup(fn) -> None:
                    "block of the output stays 0, the value block is the one-hot e_delta(s, a).")
 
 
+@arguments(fn="function")
 def check_lookup_heads(fn) -> None:
     """Check the one-head layer that looks up a DFA transition: ``fn(S, A)``.
 

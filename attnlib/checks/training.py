@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from .._arguments import arguments
 from ..heads import Heads
 from ..training import loss_and_gradient
 from ._core import Case, case_rng, run_check
 
 
+@arguments(fn="function")
 def check_linear_attention_gradient(fn) -> None:
     """Check the gradient of the squared loss of linear attention.
 
@@ -44,6 +46,7 @@ def check_linear_attention_gradient(fn) -> None:
                    "dTheta_i = sum X^T E W_i^T G and dW_i = sum G Theta_i^T X^T E with G = X^T X.")
 
 
+@arguments(fn="function")
 def check_gradient_descent(fn) -> None:
     """Check plain gradient descent on the squared loss of linear attention.
 

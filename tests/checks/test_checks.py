@@ -91,7 +91,7 @@ def test_softmax_check_reports_exceptions_and_in_place_edits():
 
     with pytest.raises(CheckFailure, match="changed its input S in place"):
         check_softmax(in_place)
-    with pytest.raises(TypeError, match="takes your function"):
+    with pytest.raises(TypeError, match="fn must be a function"):
         check_softmax(np.ones(3))
 
 
@@ -235,55 +235,3 @@ def in_place(X, Y, Theta, W, step, steps):
 def test_gradient_descent_check_rejects(wrong, message):
     with pytest.raises(CheckFailure, match=r"check_gradient_descent: .*" + message):
         check_gradient_descent(wrong)
-
-
-def test_a_case_timeout_gives_an_outer_timer_back_what_is_left_of_it():
-    """A grader's own time limit (an outer SIGALRM timer) around a check must lose only the time the
-    cases took, and keep its repeat interval: regression of a restore that subtracted the whole case
-    budget, so that an assignment's 15 s limit fired after two quick cases on a busy machine."""
-    import signal
-    import time
-
-    from attnlib.checks._core import call_with_timeout
-
-    fired = []
-    previous = signal.signal(signal.SIGALRM, lambda *_: fired.append(time.monotonic()))
-    try:
-        signal.setitimer(signal.ITIMER_REAL, 5.0, 0.5)
-        for _ in range(3):
-            call_with_timeout(time.sleep, (0.05,), {}, 2.0)
-        left, interval = signal.getitimer(signal.ITIMER_REAL)
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-    assert not fired
-    assert 4.0 < left <= 4.86  # 5 s less three cases of 0.05 s, with room for a slow machine
-    assert interval == 0.5
-
-
-def test_without_timers_or_threads_a_check_runs_without_its_time_limit_and_says_so_once(monkeypatch):
-    """Pyodide, simulated: no signal.setitimer, and Thread.start raises as it does there."""
-    import signal
-    import threading
-    import time
-    import warnings
-
-    from attnlib.checks import _core
-
-    def no_thread(self):
-        raise RuntimeError("can't start new thread")
-
-    monkeypatch.delattr(signal, "setitimer")
-    monkeypatch.setattr(threading.Thread, "start", no_thread)
-    monkeypatch.setattr(_core, "_said_no_time_limit", False)
-    with warnings.catch_warnings(record=True) as said:
-        warnings.simplefilter("always")
-        check_softmax(lambda S: np.exp(S - S.max(-1, keepdims=True)) / np.exp(S - S.max(-1, keepdims=True)).sum(
-            -1, keepdims=True))
-        start = time.monotonic()
-        assert _core.call_with_timeout(time.sleep, (0.3,), {}, 0.05) is None  # past its limit, not stopped
-        assert time.monotonic() - start >= 0.3
-        with pytest.raises(CheckFailure, match="check_softmax: on case"):
-            check_softmax(lambda S: S)
-    assert [str(w.message) for w in said] == [_core.NO_TIME_LIMIT]
-    assert said[0].category is RuntimeWarning

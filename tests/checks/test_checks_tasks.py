@@ -85,3 +85,16 @@ def test_lookup_reference_and_a_correct_variant_pass(capsys):
 def test_lookup_check_rejects(wrong, message):
     with pytest.raises(CheckFailure, match=r"check_lookup_heads: .*" + message):
         check_lookup_heads(wrong)
+
+
+def test_nan_in_a_returned_table_is_a_check_failure():
+    from attnlib.tasks import automata as am
+
+    def nan_table(dfa):
+        T = am.table_tokens(dfa)
+        T = np.hstack([T, np.zeros((len(T), 1))])
+        T[0, 0] = np.nan
+        return T, (np.zeros((1, T.shape[1], T.shape[1])), np.zeros((1, T.shape[1], T.shape[1])))
+
+    with pytest.raises(CheckFailure, match="T contains nan or inf"):
+        check_accepting_lookup(nan_table)

@@ -57,7 +57,7 @@ def test_a_blank_prediction_asks_for_one(capsys, blank):
     ((object(), 1), {}, TypeError, "prediction must be a number"),
     ((1, np.array(["a"])), {}, TypeError, "actual must hold numbers"),
     ((1, float("nan")), {}, ValueError, "actual must be finite"),
-    ((1, 1), {"what": 3}, TypeError, "what must be a string"),
+    ((1, 1), {"what": 3}, TypeError, "what must be a non-empty string"),
 ])
 def test_the_wrong_kind_is_named(args, kwargs, exc, pattern):
     with pytest.raises(exc, match=pattern):
