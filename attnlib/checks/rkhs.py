@@ -374,19 +374,3 @@ def check_fit_coefficients(fn) -> None:
               slip="C = lstsq(Phi, Y) (or solve the normal equations Phi^T Phi C = Phi^T Y) with Phi the last-token "
                    "cubic features, Algorithm 2's order.")
 
-
-#: The checks of chapter 5, moved to :mod:`attnlib.checks.certificate` in 0.6.0.
-_MOVED = ("check_certificate", "check_second_moment", "check_span_cover")
-
-
-def __getattr__(name: str):
-    """``attnlib.checks.rkhs.check_certificate`` (and the other two) still work for one release, with a warning."""
-    if name in _MOVED:
-        import warnings
-
-        from . import certificate
-
-        warnings.warn(f"attnlib.checks.rkhs.{name} moved to attnlib.checks.certificate in 0.6.0; import it from "
-                      f"attnlib.checks", DeprecationWarning, stacklevel=2)
-        return getattr(certificate, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,7 +16,6 @@ from attnlib.checks import (
     check_kernel,
     check_parameter_map,
 )
-from attnlib.checks.certificate import check_certificate
 
 # --- references ---------------------------------------------------------------------------------
 
@@ -239,12 +238,3 @@ def test_the_kernel_guard_works_under_a_declaration(monkeypatch):
     with pytest.raises(CheckFailure, match="raised TypeError: causal must be"):  # the wrapper checks first
         check_kernel(lambda X, X2: declared(X, causal="no"))
 
-
-def test_the_certificate_checks_moved_with_a_warning():
-    """0.6.0 moved the checks of chapter 5 to attnlib.checks.certificate; the old path works for one release."""
-    import attnlib.checks.rkhs as old
-
-    with pytest.warns(DeprecationWarning, match="moved to attnlib.checks.certificate"):
-        assert old.check_certificate is check_certificate
-    with pytest.raises(AttributeError, match="no attribute 'check_nothing'"):
-        old.check_nothing  # noqa: B018
