@@ -1,10 +1,10 @@
 """The results file a benchmark writes, which the chapters quote: ``benchmarks/results/<name>.json``.
 
-A chapter never types a benchmark's numbers: it reads them with
-``attnlib.viz.prose.benchmark_results(name)``, so every chapter quoting a benchmark quotes the
-same run. Besides the results, the file records when, where and how they were measured (date,
-commit, machine, BLAS threads, the exact command), and the SHA-256 of every source file the run
-executed (the benchmark, its helpers and every ``attnlib`` module it imported).
+A chapter never types a benchmark's numbers: it reads them with ``benchmark_results(name)`` of the
+book's helpers (``book/bookkit.py``), so every chapter quoting a benchmark quotes the same run.
+Besides the results, the file records when, where and how they were measured (date, commit,
+machine, BLAS threads, the exact command), and the SHA-256 of every source file the run executed
+(the benchmark, its helpers and every ``attnlib`` module it imported).
 ``tests/test_benchmark_results.py`` fails when one of those files has changed since: a stale
 benchmark is a failing test, not a stale page.
 """

@@ -1,5 +1,8 @@
 """Pin the README's install line and every chapter's Colab install cell to the commit of a release.
 
+On Colab a chapter's install cell installs ``attnlib`` and downloads the book's own helpers,
+``book/bookkit.py``, both from the same commit: the script pins the two together.
+
     python scripts/pin_release.py            # the commit that released pyproject.toml's version
     python scripts/pin_release.py COMMIT     # or this one
 
@@ -7,9 +10,9 @@ The repository's history carries no release tags that a fresh clone could be tru
 release is pinned by its commit: ``attnlib @ git+<repository.url>@<commit>``. The commit is, by
 default, the one that set ``pyproject.toml``'s version to the newest release of ``CHANGELOG.md``
 (step 2 of "Releasing" in CONTRIBUTING.md); the script checks that its version is that release,
-then rewrites the install lines in place. ``tests/test_release.py`` fails until they agree, and
-whenever ``attnlib/`` changes after the pinned release (Colab readers would run the chapters on the
-older library).
+then rewrites the install lines (and the chapters' download of ``book/bookkit.py``) in place.
+``tests/test_release.py`` fails until they agree, and whenever ``attnlib/`` or ``book/bookkit.py``
+changes after the pinned release (Colab readers would run the chapters on the older code).
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 URL = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
 #: ``git+<url>`` with an optional ``@<ref>``, up to the closing quote of the install argument
 INSTALL = re.compile(r'(git\+' + re.escape(URL) + r')(?:@[\w.-]+)?(?=\\?")')
+#: the chapters' download of the book's helpers on Colab: ``<raw files of the repository>/<ref>/book/bookkit.py``
+HELPERS = re.compile(r"(" + re.escape(URL.replace("https://github.com/", "https://raw.githubusercontent.com/", 1))
+                     + r")/[\w.-]+(?=/book/bookkit\.py)")
 
 
 def git(*args: str) -> str:
@@ -59,6 +65,10 @@ def pin(text: str, commit: str) -> tuple[str, int]:
     return INSTALL.subn(rf"\1@{commit}", text)
 
 
+def pin_helpers(text: str, commit: str) -> tuple[str, int]:
+    return HELPERS.subn(rf"\1/{commit}", text)
+
+
 def setup_cell(notebook: dict) -> dict:
     return next(c for c in notebook["cells"] if c["cell_type"] == "code")
 
@@ -80,6 +90,9 @@ def main(argv: list[str]) -> int:
         new, count = pin(source, commit)
         if count != 1:
             raise SystemExit(f"{path.relative_to(ROOT)}: expected one Colab install line, found {count}")
+        new, count = pin_helpers(new, commit)
+        if count != 1:
+            raise SystemExit(f"{path.relative_to(ROOT)}: expected one Colab download of book/bookkit.py, found {count}")
         cell["source"] = new.splitlines(keepends=True)
         path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
     print(f"pinned the README and every chapter to {commit} (release {version})")

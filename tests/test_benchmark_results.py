@@ -4,7 +4,7 @@ Every ``benchmarks/results/<name>.json`` records the SHA-256 of each file its ru
 file whose code changed since the run makes the benchmark stale (``benchmarks/_freshness.py``: a
 change of docstrings or comments alone does not): this test fails, naming the files and the
 command that measures them again. A chapter that quotes a benchmark reads it with
-``attnlib.viz.prose.benchmark_results``, never by typing its numbers.
+``benchmark_results`` of ``book/bookkit.py``, never by typing its numbers.
 """
 
 from __future__ import annotations

@@ -87,9 +87,18 @@ def test_chapter_opens_with_title_and_colab_install_cell(path):
     # it leaves no empty "Show code cell content" bar under the chapter's banner
     assert "remove-input" in setup["metadata"].get("tags", []) and not setup.get("outputs")
     url = CONFIG["repository"]["url"]
-    assert re.search(rf'"attnlib\[viz\] @ git\+{re.escape(url)}@[0-9a-f]{{40}}"', source(setup)), (
+    install = re.search(rf'"attnlib\[viz\] @ git\+{re.escape(url)}@([0-9a-f]{{40}})"', source(setup))
+    assert install, (
         "the Colab install cell must install the release pinned by its commit from _config.yml's URL "
         "(python scripts/pin_release.py)")
+    # Colab has no checkout: the cell fetches the book's helpers from the same commit; elsewhere
+    # book/bookkit.py is beside the chapter. Then every figure is stored as SVG and PDF.
+    raw = url.replace("https://github.com/", "https://raw.githubusercontent.com/", 1)
+    assert f"!curl -sSfO {raw}/{install.group(1)}/book/bookkit.py\n" in source(setup), (
+        "the Colab install cell must download book/bookkit.py from the commit it installs attnlib from "
+        "(python scripts/pin_release.py)")
+    assert re.search(r"(?m)^import bookkit\n(.*\n)*bookkit\.show_as_vector\(\)", source(setup)), (
+        "the set-up cell imports the book's helpers and stores figures as SVG and PDF: bookkit.show_as_vector()")
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=IDS)

@@ -21,8 +21,8 @@ the first such block.
 Every page of the table of contents is also opened at a 390 x 844 phone viewport: the page must
 not be wider than the screen (a table, a display equation or a code block scrolls inside its own
 box; nothing pushes the page sideways), and it, like the desktop page, offers exactly one search
-box. ``_build/screenshots/phone/<page>.png`` is the top of each page at phone width. The source-side check of the same rule (lines of at most 79 characters)
-is ``tests/test_book_layout.py``.
+box. ``_build/screenshots/phone/<page>.png`` is the top of each page at phone width. The source-side
+check of the same rule (lines of at most 79 characters) is ``tests/test_book_layout.py``.
 
 Skipped with a message when the book is not built or Chromium is missing, except under
 ``BOOK_HTML_TESTS=required`` (``.ci/run``).
@@ -39,7 +39,8 @@ from _site import is_chapter, toc_docnames
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 CHAPTERS = [d for d in toc_docnames() if is_chapter(d)]
-LABELS = r"Proposition|Lemma|Theorem|Definition|Corollary|Algorithm|Exercise|Solution|Figure|Table|Section|Remark|Example"
+LABELS = (r"Proposition|Lemma|Theorem|Definition|Corollary|Algorithm|Exercise|Solution|Figure|Table|Section|Remark"
+          r"|Example")
 DOUBLED = re.compile(rf"\b({LABELS})\s+\1\b", re.I)
 HARNESS = re.compile(r"NBVAL|nbval-|#\s*noqa\b")
 RAW_IN_QUOTE = re.compile(r"\$|\{(?:doc|ref|numref|prf:ref|cite(?::\w+)?|eq|math|term)\}`")
@@ -56,13 +57,15 @@ MEASURE = r"""() => {
   const visible = e => e.clientWidth > 0 && e.getBoundingClientRect().height > 0 &&
     e.checkVisibility({checkOpacity: true, checkVisibilityCSS: true});
   const blocks = [...column.querySelectorAll("div.cell pre, div.highlight pre")].filter(visible);
-  // The Colab install line of the setup cell names the repository URL in one piece (test_book.py
-  // checks it); the cell is collapsed until the reader opens it. Measure its block without it.
+  // The Colab install line of the setup cell, and its download of book/bookkit.py, name the
+  // repository URL in one piece (test_book.py checks them); the cell is collapsed until the reader
+  // opens it. Measure its block without them.
+  const pinned = l => l.includes("%pip install") || l.includes("/book/bookkit.py");
   const wider = p => {
     if (p.scrollWidth <= p.clientWidth + 1) return false;
-    if (!p.textContent.includes("%pip install")) return true;
+    if (!p.textContent.split("\n").some(pinned)) return true;
     const copy = p.cloneNode(true);
-    copy.textContent = p.textContent.split("\n").filter(l => !l.includes("%pip install")).join("\n");
+    copy.textContent = p.textContent.split("\n").filter(l => !pinned(l)).join("\n");
     p.parentElement.appendChild(copy);
     const still = copy.scrollWidth > copy.clientWidth + 1;
     copy.remove();

@@ -9,8 +9,10 @@ chapters wrap code as PEP 8 does (79 characters), print tables with short aligne
 results whose ``repr`` is long wrap it (``attnlib._validation.wrap_fields``).
 
 Code blocks in the prose (the exercise solutions) sit in boxes four columns narrower, so
-their lines are at most ``PROSE_WIDTH`` characters. One line is exempt: the Colab install line in the setup cell (its input is removed from the page), which must name the
-repository URL in one piece (``test_book.py`` checks it against ``_config.yml``).
+their lines are at most ``PROSE_WIDTH`` characters. Two lines are exempt: the Colab install line in the setup
+cell (its input is removed from the page) and its download of the book's helpers (``book/bookkit.py``), which
+must name the repository URL and the pinned commit in one piece (``test_book.py`` checks them against
+``_config.yml``).
 """
 
 import ast
@@ -44,7 +46,8 @@ def long_lines(text):
 def install_line(cell, line):
     tags = cell["metadata"].get("tags", [])
     hidden = bool({"hide-cell", "remove-input"} & set(tags))
-    return hidden and re.match(r"\s*%pip install .*git\+https://", line) is not None
+    pinned = r"\s*(%pip install .*git\+https://|!curl .*https://raw\.githubusercontent\.com/.*/book/bookkit\.py$)"
+    return hidden and re.match(pinned, line) is not None
 
 
 def shown_text(output):
@@ -149,6 +152,8 @@ def test_the_check_sees_a_long_line_and_spares_the_install_line():
     setup = {"cell_type": "code", "metadata": {"tags": ["remove-input"]}, "source": []}
     assert install_line(setup, '    %pip install -q "attnlib[viz] @ git+https://github.com/o/r"')
     assert not install_line({**setup, "metadata": {}}, "    %pip install -q git+https://x")
+    assert install_line(setup, "    !curl -sSfO https://raw.githubusercontent.com/o/r/" + "a" * 40 + "/book/bookkit.py")
+    assert not install_line(setup, "    print('https://raw.githubusercontent.com/o/r/main/book/bookkit.py')")
     assert long_lines("short\n" + "x" * (WIDTH + 1)) == ["x" * (WIDTH + 1)]
     assert shown_text({"output_type": "display_data", "data": {"image/png": "...", "text/plain": "y" * 99}}) == ""
     assert shown_text({"output_type": "stream", "name": "stdout", "text": ["a\n", "b"]}) == "a\nb"

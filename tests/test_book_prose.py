@@ -52,7 +52,7 @@ def test_no_result_number_in_the_prose_is_typed_by_hand(page):
     found = prose.unbound_numbers(page, ALLOWED)
     assert not found, (
         f"{len(found)} result-like numbers in {page.name} are typed by hand; glue them from the cell that computes "
-        "them (attnlib.viz.prose.glue and {glue:text}`key`), cite their source in the sentence, or add them to "
+        "them (glue from book/bookkit.py and {glue:text}`key`), cite their source in the sentence, or add them to "
         "ALLOWED with a reason:\n" + "\n".join(f"  {n}" for n in found))
 
 

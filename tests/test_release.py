@@ -116,7 +116,8 @@ def moved() -> list[tuple[str, str]]:
 def test_the_changelog_lists_the_names_that_moved():
     rows = moved()
     assert len(rows) >= 30
-    assert ("attnlib.viz_rkhs", "attnlib.viz.rkhs") in rows and ("attnlib.sculpt.sculpt", "attnlib.sculpt.carve") in rows
+    assert ("attnlib.viz_rkhs", "attnlib.viz.rkhs") in rows
+    assert ("attnlib.sculpt.sculpt", "attnlib.sculpt.carve") in rows
 
 
 @pytest.mark.parametrize(("old", "new"), moved())
@@ -262,23 +263,32 @@ def _git(*args: str) -> str | None:
 
 
 def _pins() -> dict[str, list[tuple[str, str]]]:
-    """Where attnlib is installed from the repository: file -> [(url, ref)]."""
+    """Where attnlib is installed, or the book's helpers downloaded, from the repository: file -> [(url, ref)].
+
+    A chapter's install cell does both on Colab: ``%pip install "attnlib[viz] @ git+<url>@<ref>"`` and
+    ``!curl -sSfO <raw url>/<ref>/book/bookkit.py`` (the book's own helpers, not part of attnlib).
+    """
     pin = re.compile(r'git\+(https://github\.com/[\w.-]+/[\w.-]+?)(?:@([\w.-]+))?"')
+    helpers = re.compile(r"https://raw\.githubusercontent\.com/([\w.-]+/[\w.-]+)/([\w.-]+)/book/bookkit\.py")
     found = {"README.md": pin.findall(README)}
     for chapter in sorted((ROOT / "book").glob("ch*.ipynb")):
         cells = json.loads(chapter.read_text())["cells"]
         setup = "".join(next(c for c in cells if c["cell_type"] == "code")["source"])
-        found[f"book/{chapter.name}"] = pin.findall(setup)
+        found[f"book/{chapter.name}"] = pin.findall(setup) + [
+            (f"https://github.com/{repo}", ref) for repo, ref in helpers.findall(setup)]
     return found
 
 
 def test_the_readme_and_every_chapter_install_the_newest_release():
     """One commit pinned everywhere: the one that released the changelog's newest version, with the
-    library of the chapters (``python scripts/pin_release.py`` writes the pins; CONTRIBUTING, Releasing)."""
+    library and the book's helpers of the chapters (``python scripts/pin_release.py`` writes the pins;
+    CONTRIBUTING, Releasing)."""
     pins = _pins()
     url = CONFIG["repository"]["url"]
     for where, found in pins.items():
-        assert [u for u, _ in found] == [url], f"{where}: installs attnlib from {found}, not once from {url}"
+        want = [url] if where == "README.md" else [url, url]  # a chapter: attnlib, then book/bookkit.py
+        assert [u for u, _ in found] == want, (
+            f"{where}: installs attnlib (a chapter: and downloads book/bookkit.py) from {found}, not once from {url}")
     refs = {ref for found in pins.values() for _, ref in found}
     assert len(refs) == 1 and re.fullmatch(r"[0-9a-f]{40}", next(iter(refs))), (
         f"the installs pin {sorted(refs)}: pin every one to the release's full commit (scripts/pin_release.py)")
@@ -293,24 +303,45 @@ def test_the_readme_and_every_chapter_install_the_newest_release():
     newest = releases()[0][0]
     pinned = tomllib.loads(_git("show", f"{commit}:pyproject.toml"))["project"]["version"]
     assert pinned == newest, f"the pinned commit {commit[:12]} has version {pinned}, the newest release is {newest}"
-    changed = _git("diff", "--name-only", commit, "HEAD", "--", "attnlib")
+    changed = _git("diff", "--name-only", commit, "HEAD", "--", "attnlib", "book/bookkit.py")
     assert not changed, (
-        f"attnlib changed since the pinned release {newest} ({commit[:12]}): {changed.splitlines()[:5]}. Colab "
-        "readers would run the chapters on the released library: release the change (CONTRIBUTING.md, Releasing)")
+        f"attnlib or book/bookkit.py changed since the pinned release {newest} ({commit[:12]}): "
+        f"{changed.splitlines()[:5]}. Colab readers would run the chapters on the released code: release the "
+        "change (CONTRIBUTING.md, Releasing)")
 
 
 def test_the_pin_check_can_fail(tmp_path, monkeypatch):
     """A chapter pinned to a branch, or to another URL, is found."""
     book = tmp_path / "book"
     book.mkdir()
-    cell = {"cell_type": "code", "source": ['%pip install -q "attnlib[viz] @ git+https://github.com/o/r@main"\n']}
+    cell = {"cell_type": "code", "source": ['%pip install -q "attnlib[viz] @ git+https://github.com/o/r@main"\n',
+                                           "!curl -sSfO https://raw.githubusercontent.com/o/r/main/book/bookkit.py\n"]}
     (book / "ch01_x.ipynb").write_text(json.dumps({"cells": [cell]}))
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
-    monkeypatch.setattr(sys.modules[__name__], "README", 'pip install "attnlib @ git+https://github.com/o/r@' + "a" * 40 + '"')
-    assert _pins() == {"README.md": [("https://github.com/o/r", "a" * 40)], "book/ch01_x.ipynb": [("https://github.com/o/r", "main")]}
+    monkeypatch.setattr(sys.modules[__name__], "README",
+                        'pip install "attnlib @ git+https://github.com/o/r@' + "a" * 40 + '"')
+    assert _pins() == {"README.md": [("https://github.com/o/r", "a" * 40)],
+                       "book/ch01_x.ipynb": [("https://github.com/o/r", "main"), ("https://github.com/o/r", "main")]}
     monkeypatch.setattr(sys.modules[__name__], "CONFIG", {"repository": {"url": "https://github.com/o/r"}})
     with pytest.raises(AssertionError, match="pin every one to the release's full commit"):
         test_the_readme_and_every_chapter_install_the_newest_release()
     monkeypatch.setattr(sys.modules[__name__], "CONFIG", {"repository": {"url": "https://github.com/o/other"}})
     with pytest.raises(AssertionError, match="not once from https://github.com/o/other"):
         test_the_readme_and_every_chapter_install_the_newest_release()
+
+
+def test_pin_release_pins_the_install_and_the_helpers_of_a_chapter_together():
+    """scripts/pin_release.py rewrites both pins of each chapter's install cell, and only those."""
+    spec = importlib.util.spec_from_file_location("pin_release", ROOT / "scripts" / "pin_release.py")
+    pin_release = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pin_release)
+    cells = json.loads((ROOT / "book" / "ch01_attention.ipynb").read_text())["cells"]
+    setup = "".join(pin_release.setup_cell({"cells": cells})["source"])
+    commit = "0123456789abcdef" * 2 + "01234567"
+    text, installs = pin_release.pin(setup, commit)
+    text, downloads = pin_release.pin_helpers(text, commit)
+    assert (installs, downloads) == (1, 1)
+    url = CONFIG["repository"]["url"]
+    raw = url.replace("https://github.com/", "https://raw.githubusercontent.com/")
+    assert f"git+{url}@{commit}" in text and f"{raw}/{commit}/book/bookkit.py" in text
+    assert text.replace(commit, "X") == re.sub(r"(?<=@)[0-9a-f]{40}|(?<=/)[0-9a-f]{40}(?=/book/)", "X", setup)

@@ -12,8 +12,6 @@ its checks and its tests are:
 * ``diagrams`` -- explanatory schematics, one or more per part: a head, the cubic lift, a DFA
   lookup, a logit gap, halfspaces of the body, the phases of Part III, the two roads (chapters 1,
   3, 6, 7, 8, 9, 11)
-* ``prose`` -- not figures: the numbers and tables a chapter's text renders from its computation
-  (``glue``), and the committed results of the benchmarks the chapters quote
 
 A chapter imports its views one way, ``from attnlib.viz import rkhs as viz``.
 Every function draws one static figure from arrays, ``Heads`` or a result object
@@ -21,17 +19,19 @@ and returns the ``matplotlib.figure.Figure``, already closed in pyplot: end a
 notebook cell with the call (no semicolon) and the figure is shown once, as the
 cell's value. The widgets in :mod:`attnlib.widgets` call these same functions,
 so the static page and the live widget show the same picture.
+
+Importing changes no global state: no matplotlib setting, no IPython display formatter (the book
+stores its figures as SVG and PDF through its own helpers, ``book/bookkit.py``), no warnings
+filter, and it opens no connection (``tests/test_imports.py``).
 """
 
 from __future__ import annotations
 
 import importlib
 
-from ._style import COLORS, FRAME_DPI, STYLE, show_as_vector  # noqa: F401  (palette, rc settings, frames)
+from ._style import COLORS, FRAME_DPI, STYLE  # noqa: F401  (palette, rc settings, frames)
 
-show_as_vector()  # in a notebook, figures are stored as SVG (the web page) and PDF (the printed book)
-
-_SUBMODULES = ("attention", "training", "rkhs", "tasks", "sculpt", "lower_bounds", "diagrams", "prose")
+_SUBMODULES = ("attention", "training", "rkhs", "tasks", "sculpt", "lower_bounds", "diagrams")
 
 
 def __getattr__(name):

@@ -2,11 +2,12 @@
 
 One place fixes what every figure of the book looks like:
 
-* **Vector.** In a notebook a figure is stored as SVG, which the web page shows, and as PDF,
-  which the printed book typesets (:func:`show_as_vector`, run when :mod:`attnlib.viz` is
-  imported): crisp on every screen and in print. One inch of a figure is ``DPI`` = 96 CSS px, the
-  size a browser gives an SVG. The frames of a widget are PNGs drawn at ``FRAME_DPI``, twice
-  that, and shown at half their pixel width, so they are as sharp on a high-density screen.
+* **Vector.** In a notebook of the book a figure is stored as SVG, which the web page shows, and
+  as PDF, which the printed book typesets (:func:`svg_text`, :func:`pdf_bytes`; the book's own
+  ``book/bookkit.py`` hands them to IPython, this module changes no global state): crisp on every
+  screen and in print. One inch of a figure is ``DPI`` = 96 CSS px, the size a browser gives an
+  SVG. The frames of a widget are PNGs drawn at ``FRAME_DPI``, twice that, and shown at half
+  their pixel width, so they are as sharp on a high-density screen.
 * **Size.** A figure is at most ``COLUMN_IN`` inches wide (``DPI * COLUMN_IN`` = 576 CSS px), so
   the page shows it at its natural size in the text column of a desktop window (a figure's box
   is 672 CSS px in a 1280 px wide window) and shrinks it to the column on a phone.
@@ -165,31 +166,3 @@ def pdf_bytes(figure) -> bytes:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="pdf", bbox_inches="tight", pad_inches=PAD_IN, metadata={"CreationDate": None})
     return buffer.getvalue()
-
-
-def show_as_vector(shell=None) -> bool:
-    """Make IPython display every matplotlib figure as SVG (for the web) and PDF (for print), not PNG.
-
-    A no-op outside IPython; returns whether it took effect. The web page picks the SVG and the
-    LaTeX build the PDF (myst-nb's render priorities), so the book shows vector figures in both.
-    """
-    from matplotlib.figure import Figure
-
-    if shell is None:
-        try:
-            from IPython import get_ipython
-        except ImportError:
-            return False
-        shell = get_ipython()
-    formatters = getattr(getattr(shell, "display_formatter", None), "formatters", None)
-    if not formatters:
-        return False
-    try:  # the inline backend picks its formats once, when it loads: load it first, then override
-        import matplotlib_inline.backend_inline  # noqa: F401
-    except ImportError:
-        pass
-    for mime in ("image/png", "image/jpeg", "image/svg+xml", "application/pdf"):
-        formatters[mime].type_printers.pop(Figure, None)
-    formatters["image/svg+xml"].for_type(Figure, svg_text)
-    formatters["application/pdf"].for_type(Figure, pdf_bytes)
-    return True

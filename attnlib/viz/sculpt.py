@@ -539,7 +539,7 @@ def _seconds(s) -> str:
 
 
 def _error(e) -> str:
-    from .prose import format_value
+    from ._text import format_value
 
     if e is None:
         return "none"
@@ -579,7 +579,7 @@ def comparison_table(size: dict):
     >>> print(comparison_table({"methods": {"polish_random": row}}).data.splitlines()[-1])
     | polish from random | 3/3 | 4 | 3/4 | 2×10⁻¹⁶ | 0.14 s |
     """
-    from .prose import markdown_table
+    from ._text import markdown_table
 
     size = _check_results("size", size, ["methods"])
     rows = [[r["label"], f"{r['successes']}/{r['runs']}", r["starts"], f"{r['accepted_starts']}/{r['starts']}",
@@ -614,7 +614,7 @@ def single_start_table(settings: dict, *, kinds=None, names=None):
     >>> print(out.data.splitlines()[-1])
     | random heads | 44/48 [0.80, 0.97] |
     """
-    from .prose import markdown_table
+    from ._text import markdown_table
 
     if not isinstance(settings, dict) or not settings:
         raise TypeError("settings must be a non-empty dict: results['single_start']['settings'] of "
@@ -653,7 +653,7 @@ def sweep_failure_table(sweep: dict):
     >>> print(sweep_failure_table(sweep).data.splitlines()[-1])
     | L-BFGS restarts | 1 of 2 | norm 0.5, N = 500: 2 of 3 seeds | 9 in 6 runs |
     """
-    from .prose import markdown_table
+    from ._text import markdown_table
 
     sweep = _check_results("sweep", sweep, ["seeds", "scales", "sizes", "methods"])
     cells = len(sweep["scales"]) * len(sweep["sizes"])

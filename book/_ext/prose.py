@@ -13,7 +13,7 @@ The conventions it reads (CONTRIBUTING.md, "Prose bound to the computation"):
 - A witness cell is a code cell with the tag ``witness:<label>`` (one tag per statement it
   checks).
 - A number the prose reports from a computation is ``{glue:text}`key``` of a value the chapter
-  glued with ``attnlib.viz.glue``.
+  glued with ``glue`` of the book's helpers, ``book/bookkit.py``.
 - A result-like number (a decimal, a percentage, scientific notation, a ``k/N`` or ``k of N``
   count, an ``N×`` ratio) that is none of these must be in a sentence with a citation, equal to a
   literal of the chapter's code (a constant the code states, or a threshold it asserts), or on

@@ -116,22 +116,6 @@ def test_figure_text_is_body_size(name):
     assert not small, f"{name}: text below {MIN_PT} pt ({px:.0f} px on the page): {small[:6]}"
 
 
-def test_notebooks_store_figures_as_svg_and_pdf_the_same_every_time():
-    from IPython.core.interactiveshell import InteractiveShell
-    from matplotlib.figure import Figure
-
-    from attnlib.viz._style import show_as_vector
-
-    shell = InteractiveShell.instance()
-    assert show_as_vector(shell)
-    fig = EXAMPLES["training.plot_loss_curves"]()
-    data, _ = shell.display_formatter.format(fig)
-    assert {"image/svg+xml", "application/pdf"} <= set(data) and "image/png" not in data
-    assert data["image/svg+xml"] == svg_text(EXAMPLES["training.plot_loss_curves"]())  # stable ids, no date
-    assert data["application/pdf"][:5] == b"%PDF-" and b"CreationDate" not in data["application/pdf"]
-    assert isinstance(fig, Figure) and show_as_vector(object()) is False  # outside IPython: nothing to do
-
-
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_figure_colours_come_from_the_palette(name):
     fig = EXAMPLES[name]()

@@ -11,8 +11,7 @@ import inspect
 import pytest
 
 VIEWS = ["attnlib.viz.attention", "attnlib.viz.training", "attnlib.viz.rkhs", "attnlib.viz.tasks",
-         "attnlib.viz.sculpt", "attnlib.viz.lower_bounds", "attnlib.viz.diagrams",
-         "attnlib.viz.prose"]  # prose draws no figure: glue, tables and benchmark results
+         "attnlib.viz.sculpt", "attnlib.viz.lower_bounds", "attnlib.viz.diagrams"]
 
 
 def figure_functions():

@@ -1,14 +1,19 @@
-"""attnlib.viz.prose: the values and tables a chapter's prose renders from its computation."""
+"""book/bookkit.py, the book's own helpers: figures stored as vectors, the values and tables a chapter's prose
+renders from its computation, the benchmarks' committed results."""
 
 from __future__ import annotations
 
 import json
+import sys
 from importlib import metadata
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from attnlib.viz import prose
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book"))
+
+import bookkit as prose  # noqa: E402
 
 
 @pytest.mark.parametrize("value, fmt, text", [
@@ -152,3 +157,33 @@ def test_benchmark_results_missing_or_malformed_say_so(tmp_path, monkeypatch):
     monkeypatch.setattr(prose, "_local_candidates", lambda name: iter([bad / "demo.json"]))
     with pytest.raises(ValueError, match="missing"):
         prose.benchmark_results("demo")
+
+
+def test_benchmark_results_are_found_beside_the_book_from_anywhere(tmp_path, monkeypatch):
+    """Binder and an editable install: the chapter's folder may be elsewhere, the repository is around bookkit."""
+    monkeypatch.chdir(tmp_path)
+    assert prose.benchmark_results("sculpt").name == "sculpt"
+
+
+def test_figures_are_stored_as_svg_and_pdf_the_same_every_time():
+    """The web page shows the SVG, the printed book the PDF; the notebook stores both and no PNG."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from attnlib.viz import training
+    from attnlib.viz._style import svg_text
+
+    shell = InteractiveShell.instance()
+    formatters = shell.display_formatter.formatters
+    saved = {mime: dict(f.type_printers) for mime, f in formatters.items()}
+    try:
+        assert prose.show_as_vector(shell) is None
+        fig = training.plot_loss_curves({"adam": [1.0, 0.5, 0.25]})
+        data, _ = shell.display_formatter.format(fig)
+        assert {"image/svg+xml", "application/pdf"} <= set(data) and "image/png" not in data
+        assert data["image/svg+xml"] == svg_text(training.plot_loss_curves({"adam": [1.0, 0.5, 0.25]}))  # stable
+        assert data["application/pdf"][:5] == b"%PDF-" and b"CreationDate" not in data["application/pdf"]
+    finally:
+        for mime, printers in saved.items():
+            formatters[mime].type_printers.clear()
+            formatters[mime].type_printers.update(printers)
+    prose.show_as_vector(object())  # outside IPython: nothing to do, no error
