@@ -7,7 +7,7 @@ the abstract of their paper was available to us. Everything in this subpackage
 below that level is **the book's reconstruction of the idea**, not the paper's
 algorithm, and carries none of its guarantees (chapters 7-9).
 
-Modules, one concept each:
+Modules, one concept each (the phases, their calls and results: :mod:`attnlib.sculpt.pipeline`):
 
 * ``hypercube`` -- facts special to ±1 inputs (logit gaps are linear in Theta, ...)
 * ``single_head`` -- an exact linear learner for one head
@@ -18,8 +18,7 @@ Modules, one concept each:
 * ``span`` -- phase 4: the span of the Theta_i
 * ``candidates`` -- phase 5: candidate heads certified by least squares for the W_i
 * ``local`` -- local optimisation: the Levenberg-Marquardt polish, and L-BFGS with restarts
-* ``pipeline`` -- phases 1-3 (``carve``, also importable by its old name ``sculpt``) and the whole
-  pipeline (``learn``): one call per phase, each with its own result, composed into a ``SculptReport``
+* ``pipeline`` -- the phase plan, ``carve`` (phases 1-3) and ``learn`` (the whole pipeline)
 * ``compare`` -- sculpting against local optimisation on the same data
 * ``diagnostics`` -- what each phase knows, measured against a planted layer
 

@@ -1,8 +1,23 @@
 """The whole pipeline of the book's reconstruction, phase by phase, with a typed report of each phase.
 
-:func:`carve` runs phases 1-3 and :func:`learn` all five and the polish. Each phase is one call
-that returns its own result (:class:`SumWEstimate`, :class:`Sculpted`, :class:`Span`,
-:class:`Candidates`, :class:`PolishRuns`); the :class:`SculptReport` is their composition.
+The phase plan, written here once (the package's docstring, :func:`learn` and the chapters refer
+to it). Each phase is one call that returns its own result; the :class:`SculptReport` is their
+composition, one field per phase (:data:`PHASES`):
+
+1. phase 1, :func:`estimate_sum_W` (module ``sum_w``): sum_i W_i from the labels alone, a
+   :class:`SumWEstimate`;
+2. phases 2-3, :func:`sculpt_rounds` (modules ``body`` and ``proxy``): :func:`sculpt_body` and
+   :func:`prune`, then :func:`min_norm_proxy` and :func:`refine_sum_W`, ``rounds`` times, a
+   :class:`Sculpted`;
+3. phase 4, :func:`find_span` (module ``span``): the span of the Theta_i, a :class:`Span`;
+4. phase 5, :func:`span_candidates` (module ``candidates``): face and net candidates, their W by
+   :func:`fit_W`, a :class:`Candidates`;
+5. the polish, :func:`polish_starts` (module ``local``): Levenberg-Marquardt from the candidates,
+   a :class:`PolishRuns`.
+
+:func:`carve` runs phases 1-3 and :func:`learn` all of them. Only the abstract of Chen and Li was
+available to us: this pipeline is the book's reconstruction of the idea, not the paper's
+algorithm, and carries none of its guarantees (chapters 7-9).
 """
 
 from __future__ import annotations
@@ -242,13 +257,9 @@ def learn(X, Y, m: int, *, rng=None, polish: bool = True, tol: float = 1e-3, sta
 
     Notes
     -----
-    One call per phase: phases 1-3 are :func:`carve` (:func:`estimate_sum_W`, then
-    :func:`sculpt_rounds`: :func:`sculpt_body` and :func:`prune`, :func:`min_norm_proxy` and
-    :func:`refine_sum_W`, ``rounds`` times); phase 4 :func:`find_span`; phase 5
-    :func:`span_candidates` (:func:`face_candidates`, :func:`net_candidates`, :func:`fit_W`);
-    then :func:`polish_starts`. Only the abstract of Chen and Li was available to us: this
-    pipeline is the book's reconstruction of the idea, not the paper's algorithm, and carries
-    none of its guarantees. Chapters 8 and 9. Why the polish restarts: :func:`polish_starts`.
+    One call per phase, in the order of the phase plan (:mod:`attnlib.sculpt.pipeline`). The
+    book's reconstruction, not Chen and Li's algorithm (chapters 8 and 9). Why the polish
+    restarts: :func:`polish_starts`.
 
     Examples
     --------
