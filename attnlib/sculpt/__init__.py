@@ -20,6 +20,7 @@ Modules, one concept each (the phases, their calls and results: :mod:`attnlib.sc
 * ``local`` -- local optimisation: the Levenberg-Marquardt polish, and L-BFGS with restarts
 * ``pipeline`` -- the phase plan, ``carve`` (phases 1-3) and ``learn`` (the whole pipeline)
 * ``compare`` -- sculpting against local optimisation on the same data
+* ``starts`` -- how often a single start of each kind passes the acceptance rule, with an interval
 * ``diagnostics`` -- what each phase knows, measured against a planted layer
 
 This subpackage needs scipy; ``import attnlib`` does not import it.
@@ -52,16 +53,11 @@ from .candidates import (
 from .compare import (
     METHOD_LABELS,
     METHODS,
-    START_KINDS,
-    START_LABELS,
     Comparison,
     MethodRun,
-    SingleStarts,
     SweepResult,
-    binomial_interval,
     compare_methods,
     relative_test_error,
-    single_starts,
     sweep,
 )
 from .hypercube import all_tokens, constant_sequences, fourth_moment, gap_feature, gap_feature_rank, logit_gaps
@@ -82,6 +78,7 @@ from .pipeline import PhaseSeconds, SculptReport, SculptResult, carve, learn
 from .proxy import Sculpted, SliceFit, min_norm_proxy, proxy_margins, refine_sum_W, sculpt_rounds, slice_curve
 from .single_head import learn_single_head
 from .span import SPAN_METHODS, Span, SpanAlignment, face_span, find_span, random_span, span_alignment, spectral_span
+from .starts import START_KINDS, START_LABELS, SingleStarts, binomial_interval, single_starts
 from .sum_w import (
     AtomScores,
     SumWCandidates,
