@@ -157,8 +157,6 @@ def screenshot(page, path: Path) -> None:
     page.screenshot(path=str(path), full_page=True, timeout=120_000)  # the long API page, on a busy machine
 
 
-
-
 def wait_until_drawn(page) -> None:
     """Wait for the late requests (MathJax's fonts, the widget manager and its frames) and for the
     widget manager to draw its views; a page that does neither in time is tested as it is."""

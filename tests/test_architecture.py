@@ -287,6 +287,34 @@ def test_every_name_in_every_all_exists():
     assert not missing, f"listed in __all__ but not defined: {missing}"
 
 
+#: the longest library module a reader can hold (issue "One validation boundary", item 6)
+MODULE_LINES = 500
+
+
+def test_no_library_module_is_longer_than_a_reader_can_hold():
+    long = {str(path.relative_to(ROOT)): n for path in sorted((ROOT / "attnlib").rglob("*.py"))
+            if (n := len(path.read_text().splitlines())) > MODULE_LINES}
+    assert not long, f"modules over {MODULE_LINES} lines (split along a seam a reader recognises): {long}"
+
+
+def blank_runs(text: str) -> list[int]:
+    """The lines that start a run of three or more blank lines (what deleted code leaves behind)."""
+    lines, found, run = text.splitlines(), [], 0
+    for number, line in enumerate(lines, 1):
+        run = run + 1 if not line.strip() else 0
+        if run == 3:
+            found.append(number - 2)
+    return found
+
+
+def test_no_runs_of_blank_lines_are_left_behind():
+    assert blank_runs("a\n\n\nb\n\n\n\nc\n") == [5]
+    folders = ("attnlib", "tests", "scripts", "benchmarks", "book/_ext")
+    runs = {str(path.relative_to(ROOT)): found for folder in folders for path in sorted((ROOT / folder).rglob("*.py"))
+            if (found := blank_runs(path.read_text()))}
+    assert not runs, f"runs of three or more blank lines (file: first line of each run): {runs}"
+
+
 # --------------------------------------------------------------------------- the checker can fail
 
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from .._arguments import arguments
 from ._core import Case, CheckFailure, case_rng, run_check
-from .rkhs import _pair_groups, _rkhs
+from ._features import lazy_rkhs, pair_groups
 
 __all__ = ["check_certificate", "check_second_moment", "check_span_cover"]
 
@@ -30,7 +30,7 @@ def check_second_moment(fn) -> None:
     check_second_moment: all 4 cases passed.
     """
     rng = case_rng(206)
-    rkhs = _rkhs()
+    rkhs = lazy_rkhs()
     cases = []
     for label, X in [("Gaussian, N=50, d=2", rng.normal(size=(50, 4, 2))),
                      ("Boolean, N=30, d=3", rng.choice([-1.0, 1.0], size=(30, 5, 3))),
@@ -48,7 +48,7 @@ def check_second_moment(fn) -> None:
                 centred.T @ centred / max(len(Phi) - 1, 1)}
 
     run_check("check_second_moment", fn, cases, ["X"], rtol=1e-8, atol=1e-10, label="Lambda_D", variants=variants,
-              groups=lambda case, label: _pair_groups(case.args[0].shape[-1], (0, "rows"), (1, "columns")),
+              groups=lambda case, label: pair_groups(case.args[0].shape[-1], (0, "rows"), (1, "columns")),
               axes=("feature", "feature"),
               sizes=lambda case: {"N": len(case.args[0])},
               slip="uncentred and divided by N: Lambda_D = Phi^T Phi / N, a psi x psi matrix (not Phi Phi^T).")
@@ -83,7 +83,7 @@ def _threshold_design(rng):
 
 
 def _features(X):
-    return _rkhs().cubic_features(X)
+    return lazy_rkhs().cubic_features(X)
 
 
 @arguments(fn="function")

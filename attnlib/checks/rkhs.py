@@ -19,31 +19,13 @@ from ..attention import attention
 from ..heads import Heads
 from . import _core
 from ._core import Case, CheckFailure, Refused, case_rng, returned_heads, run_check
+from ._features import lazy_rkhs, pair_groups, psi
 
 __all__ = ["check_cubic_features", "check_fit_coefficients", "check_heads_from_coef", "check_kernel",
            "check_parameter_map"]
 
 _ORDER = ("use Algorithm 2's order: the pairs (j, k) with j < k row by row, then the diagonal (j, j); "
           "feature p * d + l is pair p times x_n[l].")
-
-
-def _rkhs():
-    from .. import rkhs  # lazily: scipy is imported on first use
-
-    return rkhs
-
-
-def _psi(d: int) -> int:
-    return d * d * (d + 1) // 2
-
-
-def _pair_groups(d: int, *axes: tuple[int, str]):
-    """The named index groups of the features (Algorithm 2's order) along each ``(axis, noun)`` of ``axes``:
-    ``"pair rows (j < k)"`` and ``"diagonal rows (j = k)"``."""
-    split = d * d * (d - 1) // 2
-    return tuple((axis, ((f"pair {noun} (j < k)", np.arange(split)), (f"diagonal {noun} (j = k)",
-                                                                      np.arange(split, _psi(d)))))
-                 for axis, noun in axes)
 
 
 def _phi(rkhs, X, x):
@@ -58,7 +40,7 @@ def _count_hint(count: int, d: int) -> str:
                 (d * d, "only the diagonal pairs (j, j): add the pairs j < k"),
                 (d * d * (d - 1) // 2, "only the pairs j < k: add the diagonal (j, j)"),
                 (d * (d + 1) // 2, "the Gram entries alone: multiply each by every coordinate of the last token")]
-    found = [text for n, text in readings if n == count and n != _psi(d)]
+    found = [text for n, text in readings if n == count and n != psi(d)]
     return f" {count} features look like {' or '.join(found)}." if found else ""
 
 
@@ -88,19 +70,19 @@ def check_cubic_features(fn, *, causal: bool = False) -> None:
     check_cubic_features(causal=True): all 5 cases passed.
     """
     name = "check_cubic_features(causal=True)" if causal else "check_cubic_features"
-    rkhs = _rkhs()
+    rkhs = lazy_rkhs()
     cases = [Case(label, (X,), rkhs.cubic_features(X, causal=causal)) for label, X in _feature_batches(case_rng(201))]
 
     def convert(got, case):
         X = case.args[0]
         d = X.shape[-1]
         shape = np.shape(got)
-        if shape and shape[-1] == d**3 != _psi(d):
+        if shape and shape[-1] == d**3 != psi(d):
             raise CheckFailure(f"{name}: on case '{case.name}', your features have {d**3} = d^3 columns: keep one "
-                               f"feature per pair j <= k, psi = d^2 (d + 1) / 2 = {_psi(d)} in all.")
-        if shape and shape[-1] != _psi(d) and _count_hint(shape[-1], d):
+                               f"feature per pair j <= k, psi = d^2 (d + 1) / 2 = {psi(d)} in all.")
+        if shape and shape[-1] != psi(d) and _count_hint(shape[-1], d):
             raise CheckFailure(f"{name}: on case '{case.name}', Phi has shape {shape}, {shape[-1]} features; expected "
-                               f"psi = d^2 (d + 1) / 2 = {_psi(d)}.{_count_hint(shape[-1], d)}")
+                               f"psi = d^2 (d + 1) / 2 = {psi(d)}.{_count_hint(shape[-1], d)}")
         return got
 
     def variants(case):
@@ -119,7 +101,7 @@ def check_cubic_features(fn, *, causal: bool = False) -> None:
 
     run_check(name, fn, cases, ["X"], rtol=1e-9, atol=1e-10, convert=convert, label="Phi", order_hint=_ORDER,
               sizes=lambda case: dict(zip("nd", case.args[0].shape[1:], strict=True)), variants=variants,
-              groups=lambda case, label: _pair_groups(case.args[0].shape[-1], (-1, "features")),
+              groups=lambda case, label: pair_groups(case.args[0].shape[-1], (-1, "features")),
               axes=("example", "position", "feature") if causal else ("example", "feature"),
               slip="G = X^T X is a sum over tokens (not a mean); each pair j < k once (no factor 2), then the "
                    "diagonal; feature p * d + l multiplies pair p by x[l] of the last token"
@@ -210,7 +192,7 @@ def check_kernel(fn) -> None:
     rng = case_rng(202)
     specs = [("n=5 against n=5, d=3", (4, 5, 3), (3, 5, 3)), ("n=2 against n=9, d=2", (3, 2, 2), (5, 9, 2)),
              ("one token against n=4, d=4", (2, 1, 4), (3, 4, 4)), ("Boolean, d=3", (3, 4, 3), (2, 6, 3))]
-    rkhs = _rkhs()
+    rkhs = lazy_rkhs()
     cases = []
     for i, (label, a, b) in enumerate(specs):
         if i == 3:
@@ -233,10 +215,10 @@ def check_kernel(fn) -> None:
     except (Exception, _core.CaseTimeout):  # an error or a timeout: the cases below will say what went wrong
         pass
     peak = record.get("peak", 0)
-    if peak > 8 * _psi(_BIG_D) // 3:
+    if peak > 8 * psi(_BIG_D) // 3:
         raise Refused(f"check_kernel: on two sequences of d = {_BIG_D} tokens, your function allocated "
-                      f"{peak / 1e6:.1f} MB at its peak, while one sequence's psi = {_psi(_BIG_D)} features "
-                      f"take {8 * _psi(_BIG_D) / 1e6:.1f} MB and its Gram matrix 0.1 MB: it seems to form the "
+                      f"{peak / 1e6:.1f} MB at its peak, while one sequence's psi = {psi(_BIG_D)} features "
+                      f"take {8 * psi(_BIG_D) / 1e6:.1f} MB and its Gram matrix 0.1 MB: it seems to form the "
                       "features. Compute K from the Gram matrices G = X^T X and the last tokens, never an "
                       "array of psi (or d^3) numbers.")
 
@@ -272,7 +254,7 @@ def check_parameter_map(fn) -> None:
     check_parameter_map: all 5 cases passed.
     """
     rng = case_rng(203)
-    rkhs = _rkhs()
+    rkhs = lazy_rkhs()
     specs = [("one head, d=3", 1, 3), ("three heads, d=2", 3, 2), ("d=1", 2, 1), ("two heads, d=4", 2, 4),
              ("non-symmetric Theta, one head, d=3", 1, 3)]
     cases = []
@@ -287,7 +269,7 @@ def check_parameter_map(fn) -> None:
                 "p of the layer with Theta and W swapped": rkhs.parameter_map(Heads(W, Theta))}
 
     run_check("check_parameter_map", fn, cases, ["Theta", "W"], rtol=1e-9, atol=1e-10, label="C",
-              variants=variants, groups=lambda case, label: _pair_groups(case.args[0].shape[-1], (0, "rows")),
+              variants=variants, groups=lambda case, label: pair_groups(case.args[0].shape[-1], (0, "rows")),
               sizes=lambda case: {"m": case.args[0].shape[0], "d": case.args[0].shape[-1]},
               axes=("feature", "output coordinate"),
               slip="the row of pair (j, k), j < k, collects both orders, Theta[l, j] W[k, e] + Theta[l, k] W[j, e], "
@@ -309,8 +291,8 @@ def check_heads_from_coef(fn) -> None:
     check_heads_from_coef: all 4 cases passed.
     """
     rng = case_rng(204)
-    rkhs = _rkhs()
-    specs = [("random C, d=2", rng.normal(size=(_psi(2), 2))), ("random C, d=3", rng.normal(size=(_psi(3), 3))),
+    rkhs = lazy_rkhs()
+    specs = [("random C, d=2", rng.normal(size=(psi(2), 2))), ("random C, d=3", rng.normal(size=(psi(3), 3))),
              ("C of a one-head layer, d=3", rkhs.parameter_map(Heads(rng.normal(size=(3, 3)),
                                                                      rng.normal(size=(3, 3))))),
              ("d=1", rng.normal(size=(1, 1)))]
@@ -327,7 +309,7 @@ def check_heads_from_coef(fn) -> None:
 
     run_check("check_heads_from_coef", fn, cases, ["C"], rtol=1e-7, atol=1e-9, convert=convert,
               label="p(Theta) of your heads",
-              groups=lambda case, label: _pair_groups(case.args[0].shape[1], (0, "rows")),
+              groups=lambda case, label: pair_groups(case.args[0].shape[1], (0, "rows")),
               sizes=lambda case: {"d": case.args[0].shape[1]}, axes=("feature", "output coordinate"),
               slip="the coefficient of a pair j < k is the sum over its two orders (j, k) and (k, j) in M: "
                    "split it between them (all on one, or half on each), never the full value on both; then "
@@ -349,7 +331,7 @@ def check_fit_coefficients(fn) -> None:
     check_fit_coefficients: all 4 cases passed.
     """
     rng = case_rng(205)
-    rkhs = _rkhs()
+    rkhs = lazy_rkhs()
     cases = []
     for label, N, n, d, kind, noise in [("two-head linear teacher, d=2", 40, 5, 2, "linear", 0.0),
                                         ("noisy targets, d=3", 120, 6, 3, "linear", 0.1),
@@ -368,7 +350,7 @@ def check_fit_coefficients(fn) -> None:
                 Phi.T @ Y / len(Y), "Phi^T Y, not the least-squares solution: solve (Phi^T Phi) C = Phi^T Y": Phi.T @ Y}
 
     run_check("check_fit_coefficients", fn, cases, ["X", "Y"], rtol=1e-6, atol=1e-7, label="C", variants=variants,
-              groups=lambda case, label: _pair_groups(case.args[0].shape[-1], (0, "rows")),
+              groups=lambda case, label: pair_groups(case.args[0].shape[-1], (0, "rows")),
               axes=("feature", "output coordinate"),
               sizes=lambda case: {"N": len(case.args[0]), "d": case.args[0].shape[-1]},
               slip="C = lstsq(Phi, Y) (or solve the normal equations Phi^T Phi C = Phi^T Y) with Phi the last-token "

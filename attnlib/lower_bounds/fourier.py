@@ -249,8 +249,6 @@ def n_monomials(num_vars: int, degree: int) -> int:
     return sum(math.comb(num_vars, k) for k in range(min(degree, num_vars) + 1))
 
 
-
-
 def _monomials(K: int, degree: int) -> list:
     """All subsets of range(K) of size <= degree, by size then lexicographically."""
     out = [()]

@@ -393,8 +393,6 @@ def feasible_point(body: Body, *, phase: str = "phase 2") -> np.ndarray:
     return support(body, np.zeros((d, d)), phase=phase)[1]
 
 
-
-
 @arguments(body=instance(Body, where="sculpt_body"), origin="array", basis="array", box="tol")
 def body_slice(body: Body, origin, basis, *, box: float = 10.0) -> np.ndarray:
     """The polygon ``{(s, t) : origin + s basis[0] + t basis[1] in K}``, clipped to a square.

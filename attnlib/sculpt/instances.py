@@ -192,8 +192,6 @@ def measure_conditions(
     return Conditions(sum_cond, norms, ratio, lam, separation, gram_cond, tuple(failures))
 
 
-
-
 @arguments(m="size", d="size", scale="tol", shared=interval(0.0, 1.0, high_open=True), check="flag", rng="rng")
 def planted_instance(m: int, d: int, *, scale: float = 4.0, shared: float = 0.6, check: bool = True,
                      rng=None) -> Heads:

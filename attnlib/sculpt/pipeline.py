@@ -212,8 +212,6 @@ def carve(X, Y, *, rounds: int = 2, delta: float = 0.05, quantile: float = 0.05)
     return draft.report
 
 
-
-
 @arguments(X="cube", Y="array", m="size", rng="rng", polish="flag", tol="tol", starts="size", rounds="size",
            span=choice(*SPAN_METHODS), delta="tol", quantile="fraction")
 def learn(X, Y, m: int, *, rng=None, polish: bool = True, tol: float = 1e-3, starts: int = 8, rounds: int = 2,

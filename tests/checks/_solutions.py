@@ -138,8 +138,8 @@ SOLUTIONS = {s.label: s for s in solutions()}
 
 
 def _without_magics(source):
-    """A code cell as plain Python: the Colab-only ``%pip`` line becomes ``pass``."""
-    return "\n".join(line[: len(line) - len(line.lstrip())] + "pass" if line.lstrip().startswith("%") else line
+    """A code cell as plain Python: the Colab-only ``%pip`` and ``!curl`` lines become ``pass``."""
+    return "\n".join(line[: len(line) - len(line.lstrip())] + "pass" if line.lstrip().startswith(("%", "!")) else line
                      for line in source.splitlines())
 
 
