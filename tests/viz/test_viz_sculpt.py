@@ -141,28 +141,6 @@ def test_body_slices_zoom_on_the_tip_and_show_it_move():
         viz_sculpt.plot_body_slices(bodies, heads, titles=["a"])
 
 
-def test_clip_edges_finds_the_edges_on_the_frame():
-    from attnlib.viz.sculpt import clip_edges
-
-    square = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
-    assert clip_edges(square, 1.0).all()
-    wedge = np.array([[0.5, 0.0], [1.0, -0.8], [1.0, 0.8]])
-    np.testing.assert_array_equal(clip_edges(wedge, 1.0), [False, True, False])
-
-
-def test_plane_helpers_name_bad_input():
-    from attnlib.viz.sculpt import clip_edges, plane_coordinates
-
-    with pytest.raises(ValueError, match=r"poly must be .* shape \(V, 2\); received shape \(3,\)"):
-        clip_edges(np.zeros(3), 1.0)
-    with pytest.raises(ValueError, match="half"):
-        clip_edges(np.zeros((3, 2)), -1.0)
-    with pytest.raises(ValueError, match=r"received shapes \(3, 3\) and \(2, 4, 4\)"):
-        plane_coordinates(np.eye(3), np.zeros((2, 4, 4)))
-    q, off = plane_coordinates(np.diag([3.0, 4.0]), np.stack([np.diag([1.0, 0.0]), np.diag([0.0, 1.0])]))
-    assert q.tolist() == [3.0, 4.0] and off == 0.0
-
-
 def test_slice_threshold_and_sweep_and_comparison():
     fig = viz_sculpt.plot_slice_threshold([0.01, 0.1], {"a": [1e-3, 1e-2]}, crude=0.5)
     ax = fig.axes[0]
