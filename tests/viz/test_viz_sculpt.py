@@ -268,7 +268,7 @@ def test_single_start_table_and_rate_text_read_the_intervals():
     lo, hi = binomial_interval(44, 48)
     assert rows[2] == ["random heads", f"44/48 [{lo:.2f}, {hi:.2f}]", "0/40 [0.00, 0.09]"]
     assert viz_sculpt.rate_text(settings["a"]["starts"]["sculpted"]).startswith("12 of 12 (95% interval 0.7")
-    with pytest.raises(TypeError, match="settings must be a non-empty dict"):
+    with pytest.raises(ValueError, match="settings must have at least one entry"):
         viz_sculpt.single_start_table({})
 
 

@@ -5,19 +5,18 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from ..._validation import (
-    check_positive_int,
-    check_sequences,
-)
+from ..._arguments import arguments, instance
 from ...attention import attention, attention_weights
-from ...heads import Heads, as_heads
+from ...heads import Heads
 from ...tasks.automata import DFA, lookup_heads, query_tokens, table_tokens
+from .._kinds import one_sequence
 from .._style import styled
 from ._canvas import FONT, SMALL, WIDTH, canvas, draw_arrow, draw_box, draw_matrix, side_of, tint
 
 # --------------------------------------------------------------------------- chapter 1: one head
 
 
+@arguments(X="array", heads="heads", head="index", query="index")
 @styled
 def plot_head(X, heads: Heads, *, head: int = 0, query: int = 1):
     """One softmax head on one sequence, every intermediate matrix with its numbers.
@@ -47,11 +46,7 @@ def plot_head(X, heads: Heads, *, head: int = 0, query: int = 1):
     >>> len(fig.axes)
     1
     """
-    heads = as_heads(heads)
-    X3, single = check_sequences(X, d=heads.d)
-    if not single:
-        raise ValueError(f"plot_head draws one sequence of shape (n, d); received shape {X3.shape}")
-    X = X3[0]
+    X = one_sequence(X, heads.d, "plot_head")
     n, d = X.shape
     if n > 6 or d > 6:
         raise ValueError(f"plot_head draws sequences with n, d <= 6 so that every number fits; received n={n}, d={d}")
@@ -123,6 +118,7 @@ def _feature_order(d: int) -> list[tuple[int, int, int]]:
     return [(j, k, l) for j, k in pairs for l in range(1, d + 1)]
 
 
+@arguments(d="size")
 @styled
 def plot_cubic_lift(d: int = 2):
     """The cubic feature map ``phi(X) = g (x) x_n`` and the coefficient ``p(Theta)`` of each feature.
@@ -147,7 +143,6 @@ def plot_cubic_lift(d: int = 2):
     >>> len(plot_cubic_lift(2).axes)
     1
     """
-    d = check_positive_int("d", d)
     if d not in (2, 3):
         raise ValueError(f"plot_cubic_lift draws d = 2 or d = 3 (6 or 18 feature rows); received d={d}")
     order = _feature_order(d)
@@ -216,6 +211,7 @@ def plot_cubic_lift(d: int = 2):
 # --------------------------------------------------------------------------- chapter 6: DFA lookup
 
 
+@arguments(dfa=instance(DFA, where="attnlib.tasks.automata"), state="index", symbol="index")
 @styled
 def plot_dfa_lookup(dfa: DFA, state: int = 0, symbol: int = 0):
     """A DFA's transition table written into the context, and one lookup by the explicit head.
@@ -242,8 +238,6 @@ def plot_dfa_lookup(dfa: DFA, state: int = 0, symbol: int = 0):
     >>> len(plot_dfa_lookup(DFA([[0, 1], [1, 0]]), 1, 1).axes)
     1
     """
-    if not isinstance(dfa, DFA):
-        raise TypeError(f"dfa must be an attnlib.tasks.automata.DFA; received {type(dfa).__name__}")
     S, A = dfa.n_states, dfa.n_symbols
     if S * A > 8:
         raise ValueError(f"plot_dfa_lookup draws at most 8 table tokens; received S*A = {S}*{A} = {S * A}")

@@ -5,11 +5,8 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.patches import Polygon, Rectangle
 
-from ..._validation import (
-    as_float_array,
-    check_nonnegative_int,
-    check_sequences,
-)
+from ..._arguments import arguments, instance, structure
+from ..._validation import as_float_array
 from ...attention import attention_weights
 from ...heads import Heads, as_heads
 from ...sculpt import Body, body_slice, gap_feature, min_norm_proxy
@@ -46,6 +43,8 @@ def _width(fig, text: str, size: float = SMALL) -> float:
     return width
 
 
+@arguments(X="array", Theta=structure("an attnlib.Heads or a (d, d) matrix"), a="index", b="index", c="index",
+           head="index")
 @styled
 def plot_logit_gap(X, Theta, a: int = 0, b: int = 1, c: int = 2, *, head: int = 0):
     """The weights of a row are nonlinear in ``Theta``; the log-ratio of two is linear in it.
@@ -93,17 +92,14 @@ def plot_logit_gap(X, Theta, a: int = 0, b: int = 1, c: int = 2, *, head: int = 
     >>> [t.get_text() for t in fig.axes[0].texts if t.get_gid() in ("lhs", "rhs")]
     ['left side: $\\\\log 0.12-\\\\log 0.0022=4.00$', 'right side: $2\\\\cdot2+0\\\\cdot2=4.00$']
     """
-    X3, single = check_sequences(X)
-    if not single:
-        raise ValueError(f"plot_logit_gap draws one sequence of shape (n, d); received shape {X3.shape}")
-    X = X3[0]
+    if X.ndim != 2 or 0 in X.shape:
+        raise ValueError(f"plot_logit_gap draws one sequence of shape (n, d); received shape {X.shape}")
     n, d = X.shape
     if n > 3 or d > 3:
         raise ValueError(f"plot_logit_gap draws n <= 3 tokens of dimension d <= 3 so that every number fits; "
                          f"received n={n}, d={d}")
     if isinstance(Theta, Heads):
         heads = as_heads(Theta, d=d, name="Theta")
-        head = check_nonnegative_int("head", head)
         if head >= heads.m:
             raise ValueError(f"head must be in 0..{heads.m - 1}; received {head}")
         Theta = heads.Theta[head]
@@ -112,7 +108,6 @@ def plot_logit_gap(X, Theta, a: int = 0, b: int = 1, c: int = 2, *, head: int = 
         if Theta.shape != (d, d):
             raise ValueError(f"Theta must be an attnlib.Heads or a ({d}, {d}) matrix for tokens of dimension "
                              f"d = {d}; received shape {Theta.shape}")
-    a, b, c = (check_nonnegative_int(name, value) for name, value in (("a", a), ("b", b), ("c", c)))
     for name, value in (("a", a), ("b", b), ("c", c)):
         if value >= n:
             raise ValueError(f"{name} must be a token index in 0..{n - 1}; received {value}")
@@ -221,6 +216,7 @@ def _bounding_lines(body: Body, basis: np.ndarray, poly: np.ndarray, tol: float 
     return found
 
 
+@arguments(body=instance(Body, where="sculpt_body"), heads="heads", box="opttol")
 @styled
 def plot_halfspaces(body: Body, heads: Heads, *, box: float | None = None):
     """How certified rows become halfspaces, and the halfspaces that bound a real slice of the body.
@@ -252,9 +248,6 @@ def plot_halfspaces(body: Body, heads: Heads, *, box: float | None = None):
     >>> len(plot_halfspaces(sculpt_body(X, attention(X, heads), heads.W.sum(0)), heads).axes)
     2
     """
-    if not isinstance(body, Body):
-        raise TypeError(f"body must be an attnlib.sculpt.Body; received {type(body).__name__}")
-    heads = as_heads(heads)
     if heads.m < 2 or heads.d != body.d:
         raise ValueError(f"plot_halfspaces needs a layer with m >= 2 heads of dimension d = {body.d}; "
                          f"received m = {heads.m}, d = {heads.d}")

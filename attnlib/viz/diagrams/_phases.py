@@ -6,11 +6,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Polygon
 
+from ..._arguments import arguments, instance
 from ...heads import Heads
 from ...sculpt import Body, Span
 from ...sculpt.geometry import FaceGeometry, face_geometry
 from .._style import COLORS, GREYS, styled
 from ._canvas import SMALL, WIDTH, canvas, draw_arrow, draw_box, edge_on, side_of
+
+#: where a Span comes from
+SPANS = "face_span, spectral_span, random_span or find_span"
 
 # --------------------------------------------------------------------------- chapter 9: the phases
 
@@ -162,6 +166,9 @@ def _face_panel(ax, geo: FaceGeometry):
     ax.set_xlabel(r"along $\Theta^\star$", fontsize=SMALL, labelpad=2)
 
 
+@arguments(heads="heads", ideal=instance(Body, where="sculpt_body"), ideal_span=instance(Span, where=SPANS),
+           real=instance(Body, where="sculpt_body"), real_span=instance(Span, where=SPANS), kappa="tol",
+           ideal_proxy="optarray", real_proxy="optarray", eps="tol")
 @styled
 def plot_face(heads: Heads, ideal: Body, ideal_span: Span, real: Body, real_span: Span, *, kappa: float,
               ideal_proxy=None, real_proxy=None, eps: float = 0.2):

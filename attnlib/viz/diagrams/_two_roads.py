@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._validation import (
-    check_positive_int,
-)
+from ..._arguments import arguments
 from ...lower_bounds import n_monomials
 from .._style import COLORS, styled
 from ._canvas import FONT, SMALL, WIDTH, canvas, draw_arrow, draw_box, side_of
@@ -14,6 +12,7 @@ from ._canvas import FONT, SMALL, WIDTH, canvas, draw_arrow, draw_box, side_of
 # --------------------------------------------------------------------------- chapter 11: two roads
 
 
+@arguments(d="size", heads="sizes")
 @styled
 def plot_two_roads(*, d: int = 16, heads=(2, 3, 4, 5)):
     """The two results as two roads: assumptions, algorithm, cost, and where the lower bound bites.
@@ -41,9 +40,8 @@ def plot_two_roads(*, d: int = 16, heads=(2, 3, 4, 5)):
     >>> len(plot_two_roads().axes)
     2
     """
-    d = check_positive_int("d", d)
-    ms = [check_positive_int("heads", m) for m in heads]
-    if not ms or len(ms) > 5:
+    ms = list(heads)
+    if len(ms) > 5:
         raise ValueError(f"heads must list 1 to 5 numbers of heads; received {list(heads)}")
     ms = sorted(set(ms))
     # two columns of boxes, one per result, inside the canvas; below them the chart of the cost

@@ -5,16 +5,10 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ..._validation import (
-    as_float_array,
-    check_axis_values,
-    check_flag,
-    check_instance,
-    check_mapping,
-    check_positive_int,
-    check_real,
-)
+from ..._arguments import arguments, instance, structure
+from ..._validation import as_float_array
 from ...rkhs.experiments import Sweep
+from .._kinds import LABEL, OPTLABEL
 from .._style import COLORS, COLUMN_IN, GREYS, legend_below, series, styled, subplots
 
 _SOLVER_LABELS = {"minimum norm": "exact, minimum norm", "exact": "exact, nearest the start"}
@@ -28,6 +22,8 @@ def _axis_break(left, right):
     right.plot([0], [0], transform=right.transAxes, **kw)
 
 
+@arguments(sweep=instance(Sweep, where="attnlib.rkhs.experiments.identifiability_sweep"),
+           solvers=structure("a list of names of sweep.distance"), log_distance="flag")
 @styled
 def plot_identifiability(sweep, *, solvers=None, log_distance: bool = False):
     """The paper's Fig. 2, regenerated: certificate against distance and out-of-distribution error.
@@ -49,8 +45,11 @@ def plot_identifiability(sweep, *, solvers=None, log_distance: bool = False):
         narrow panel of their own on the left, marked "singular", separated
         from the log axis by an axis break.
     """
-    sweep = check_instance("sweep", sweep, Sweep, "attnlib.rkhs.experiments.identifiability_sweep")
-    log_distance = check_flag("log_distance", log_distance)
+    if solvers is not None:
+        if isinstance(solvers, str) or not isinstance(solvers, (list, tuple)) or not solvers \
+                or any(name not in sweep.distance for name in solvers):
+            raise ValueError(f"solvers must be a non-empty list of names from sweep.distance {list(sweep.distance)}; "
+                             f"received {solvers!r}")
     solvers = list(sweep.distance) if solvers is None else list(solvers)
     lam = np.asarray(sweep.lam_min, dtype=float)
     zero = lam <= 0
@@ -103,6 +102,7 @@ def plot_identifiability(sweep, *, solvers=None, log_distance: bool = False):
 RATIO_FLOOR = 1e-6
 
 
+@arguments(actual="array", bound="array", xlabel=LABEL, ylabel=LABEL, title=OPTLABEL)
 @styled
 def plot_bound_check(actual, bound, *, xlabel: str = "bound", ylabel: str = "observed", title: str | None = None):
     """How much of its bound each observed value uses: observed / bound against the bound.
@@ -125,7 +125,6 @@ def plot_bound_check(actual, bound, *, xlabel: str = "bound", ylabel: str = "obs
         whose share is below ``RATIO_FLOOR`` (rounding error, or 0) sit on the floor as
         downward triangles.
     """
-    actual, bound = as_float_array("actual", actual), as_float_array("bound", bound)
     if actual.shape != bound.shape or actual.size == 0:
         raise ValueError(f"actual and bound must be non-empty and of one shape, one pair per run; "
                          f"received shapes {actual.shape} and {bound.shape}")
@@ -153,6 +152,9 @@ def plot_bound_check(actual, bound, *, xlabel: str = "bound", ylabel: str = "obs
     return fig
 
 
+@arguments(levels="axis", observed="array", bound="array",
+           runs=structure("a sequence of names, one per column of observed"), xlabel=LABEL, ylabel=OPTLABEL,
+           title=OPTLABEL)
 @styled
 def plot_noise_bound(levels, observed, bound, *, runs=None, xlabel: str = "noise standard deviation",
                      ylabel: str | None = None, title: str | None = None):
@@ -185,8 +187,6 @@ def plot_noise_bound(levels, observed, bound, *, runs=None, xlabel: str = "noise
     >>> len(fig.legends[0].get_texts())
     4
     """
-    levels = check_axis_values("levels", levels)
-    observed, bound = as_float_array("observed", observed), as_float_array("bound", bound)
     for name, arr in (("observed", observed), ("bound", bound)):
         if arr.shape[:1] != levels.shape:
             raise ValueError(f"{name} must have one row per noise level, shape ({levels.size},) or "
@@ -257,6 +257,7 @@ def certificate_descent(A, start, *, steps: int = 25, rate: float = 0.8) -> np.n
     return np.array(path)
 
 
+@arguments(matrices="mapping", start="array", steps="size", rate="fraction", extent="tol")
 @styled
 def plot_certificate_landscape(matrices: dict, *, start=(-1.6, -0.6), steps: int = 40, rate: float = 0.8,
                                extent: float = 2.0):
@@ -294,17 +295,10 @@ def plot_certificate_landscape(matrices: dict, *, start=(-1.6, -0.6), steps: int
     >>> len(fig.axes)
     2
     """
-    matrices = check_mapping("matrices", matrices)
     matrices = {label: _two_by_two(label, A) for label, A in matrices.items()}
-    start = as_float_array("start", start)
     if start.shape != (2,):
         raise ValueError(f"start must be a pair (c_1, c_2); received shape {start.shape}")
-    steps = check_positive_int("steps", steps)
-    rate = check_real("rate", rate, low=0.0, high=1.0)
-    if rate == 0:
-        raise ValueError("rate must lie in (0, 1]; received 0")
-    extent = check_real("extent", extent, low=0.0)
-    if extent == 0 or np.abs(start).max() > extent:
+    if np.abs(start).max() > extent:
         raise ValueError(f"extent must be positive and hold the start {start.tolist()}; received {extent:g}")
     k = len(matrices)
     fig, axes = subplots(1, k, width=3.0, height=3.3, constrained_layout=True)

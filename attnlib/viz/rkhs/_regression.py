@@ -5,14 +5,10 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from ..._validation import (
-    check_axis_values,
-    check_mapping,
-    check_positive_float,
-    check_series,
-)
+from ..._arguments import arguments, mapping_of
 from ...rkhs.coefficients import as_coef, coefficient_matrix
 from ...rkhs.identifiability import Certificate
+from .._kinds import LABEL, OPTLABEL, same_length
 from .._style import COLORS, GREYS, legend_below, series, styled, subplots
 
 
@@ -21,6 +17,7 @@ def _legend(ax):
     legend_below(ax.figure, ax)
 
 
+@arguments(layers="mapping", title=OPTLABEL)
 @styled
 def plot_head_spectrum(layers: dict, *, title: str | None = None):
     """Singular values of the coefficient matrix M: how many heads each layer needs.
@@ -37,7 +34,6 @@ def plot_head_spectrum(layers: dict, *, title: str | None = None):
         below ``d^2 * eps`` (the dashed line) are zero: the rest count the heads
         that :func:`attnlib.rkhs.heads_from_coef` returns.
     """
-    layers = check_mapping("layers", layers)
     fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     floor = 1e-17
@@ -70,6 +66,7 @@ def _regression_text(regression: float) -> str:
     return f"< {ROUNDING_FLOOR:.0e}" if regression < ROUNDING_FLOOR else f"{regression:.0e}"
 
 
+@arguments(panels="mapping", ylabel=LABEL)
 @styled
 def plot_heads_vs_regression(panels: dict, *, ylabel: str = "validation MSE"):
     """Gradient training with several head counts against one regression, one row per setting.
@@ -93,7 +90,6 @@ def plot_heads_vs_regression(panels: dict, *, ylabel: str = "validation MSE"):
         every curve, the axes stop at the curves and a note gives its value, as
         "< 1e-30" at the rounding floor of float64 (``ROUNDING_FLOOR``).
     """
-    panels = check_mapping("panels", panels)
     for title, panel in panels.items():
         if not (isinstance(panel, tuple) and len(panel) == 2):
             raise TypeError(f"panels[{title!r}] must be a pair (curves by label, the regression's loss); "
@@ -150,6 +146,7 @@ def plot_heads_vs_regression(panels: dict, *, ylabel: str = "validation MSE"):
     return fig
 
 
+@arguments(Ns="axis", errors="series", psi="optsize", noise="opttol", ylabel=LABEL, title=OPTLABEL)
 @styled
 def plot_learning_curve(Ns, errors: dict, *, psi: int | None = None, noise: float | None = None,
                         ylabel: str = "relative test error", title: str | None = None):
@@ -171,10 +168,8 @@ def plot_learning_curve(Ns, errors: dict, *, psi: int | None = None, noise: floa
     -------
     matplotlib.figure.Figure
     """
-    Ns = check_axis_values("Ns", Ns)
-    errors = check_series("errors", errors, length=Ns.size)
+    same_length("errors", errors, Ns.size)
     if noise is not None:
-        noise = check_positive_float("noise", noise)
         if psi is None:
             raise ValueError("noise needs psi: the rate noise * sqrt(psi / (N - psi - 1)) depends on it; "
                              "received psi=None")
@@ -200,6 +195,7 @@ def plot_learning_curve(Ns, errors: dict, *, psi: int | None = None, noise: floa
     return fig
 
 
+@arguments(certificates=mapping_of(Certificate, where="attnlib.rkhs.certificate"), title=OPTLABEL)
 @styled
 def plot_spectra(certificates: dict, *, title: str | None = None):
     """The eigenvalues of Lambda_D for several data sets, in decreasing order.
@@ -214,7 +210,6 @@ def plot_spectra(certificates: dict, *, title: str | None = None):
         Eigenvalues relative to the largest, on a log axis; those the
         certificate counts as zero are drawn as crosses on the bottom line.
     """
-    certificates = check_mapping("certificates", certificates, of=Certificate, where="attnlib.rkhs.certificate")
     fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     floor = 1e-18

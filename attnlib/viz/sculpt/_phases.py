@@ -6,18 +6,16 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from ..._validation import (
-    as_float_array,
-    check_axis_values,
-    check_mapping,
-    check_positive_float,
-    check_series,
-)
+from ..._arguments import arguments, instance, structure
+from ..._validation import as_float_array
 from ...sculpt import METHOD_LABELS
 from ...sculpt.diagnostics import PhaseDiagnostics, phase_report_entries
+from .._kinds import OPTLABEL
 from .._style import COLORS, COLUMN_IN, GREYS, MARKERS, MIN_PT, styled, subplots
 
 
+@arguments(diagnostics=instance(PhaseDiagnostics, where="attnlib.sculpt.diagnostics.phase_diagnostics"),
+           title=OPTLABEL)
 @styled
 def plot_phase_report(diagnostics: PhaseDiagnostics, *, title: str | None = None):
     """Per-phase diagnostics of one run of :func:`attnlib.sculpt.learn`, in four panels (two by two).
@@ -92,6 +90,7 @@ def _log_ticks():
     return LogLocator(base=10.0, numticks=4)
 
 
+@arguments(errors="series", seconds="series", success="tol", title=OPTLABEL)
 @styled
 def plot_method_comparison(errors: dict, seconds: dict, *, success: float = 1e-3, title: str | None = None):
     """Relative test error and time of several methods over seeds.
@@ -111,11 +110,9 @@ def plot_method_comparison(errors: dict, seconds: dict, *, success: float = 1e-3
         One row per method (named on the left), one point per seed, jittered
         vertically; left: the error (log axis), right: the seconds (log axis).
     """
-    errors, seconds = check_series("errors", errors), check_series("seconds", seconds)
     if set(errors) != set(seconds):
         raise ValueError(f"errors and seconds must have the same methods; received {sorted(errors)} and "
                          f"{sorted(seconds)}")
-    success = check_positive_float("success", success)
     names = list(errors)
     fig, axes = subplots(1, 2, width=3.4, height=max(2.6, 0.55 * len(names) + 1.3), constrained_layout=True,
                          sharey=True, gridspec_kw={"width_ratios": [1.2, 1.0]})
@@ -168,6 +165,7 @@ def _two_lines(label: str) -> str:
     return " ".join(words[:k]) + "\n" + " ".join(words[k:])
 
 
+@arguments(scales="axis", sizes="axis", success="mapping", title=OPTLABEL, seeds="optsize")
 @styled
 def plot_sweep(scales, sizes, success: dict, *, title: str | None = None, seeds: int | None = None):
     """Where each method fails over a grid of attention sharpness and sample size.
@@ -197,8 +195,6 @@ def plot_sweep(scales, sizes, success: dict, *, title: str | None = None, seeds:
     """
     from matplotlib.patches import Patch
 
-    scales, sizes = check_axis_values("scales", scales), check_axis_values("sizes", sizes)
-    success = check_mapping("success", success)
     for name, rate in success.items():
         rate = as_float_array(f"success[{name!r}]", rate)
         if rate.shape != (scales.size, sizes.size):
@@ -266,9 +262,7 @@ def _error(e) -> str:
 
 
 def _check_results(name: str, results, keys) -> dict:
-    if not isinstance(results, dict):
-        raise TypeError(f"{name} must be a dict read from benchmarks/results/sculpt.json; "
-                        f"received {type(results).__name__}")
+    """``results`` (a dict) has ``keys``, or a named error."""
     missing = [k for k in keys if k not in results]
     if missing:
         raise ValueError(f"{name} lacks the keys {missing}: pass the entry of the results file, e.g. "
@@ -276,6 +270,7 @@ def _check_results(name: str, results, keys) -> dict:
     return results
 
 
+@arguments(size="mapping")
 def comparison_table(size: dict):
     """The benchmark's comparison at one size as a Markdown table (``bench["sizes"]["small"]``).
 
@@ -306,6 +301,7 @@ def comparison_table(size: dict):
     return markdown_table(["method", "success", "starts", "accepted", "median error", "median time"], rows)
 
 
+@arguments(settings="mapping", kinds=structure("a sequence of kinds of start"), names="optmapping")
 def single_start_table(settings: dict, *, kinds=None, names=None):
     """Single-start success rates with their intervals, one row per kind of start and one column per setting.
 
@@ -335,10 +331,10 @@ def single_start_table(settings: dict, *, kinds=None, names=None):
     """
     from ..prose import markdown_table
 
-    if not isinstance(settings, dict) or not settings:
-        raise TypeError("settings must be a non-empty dict: results['single_start']['settings'] of "
-                        f"benchmarks/results/sculpt.json; received {type(settings).__name__}")
     for name, s in settings.items():
+        if not isinstance(s, dict):
+            raise TypeError(f"settings[{name!r}] must be a dict read from benchmarks/results/sculpt.json; "
+                            f"received {type(s).__name__}")
         _check_results(name, s, ["label", "starts"])
     first = next(iter(settings.values()))
     kinds = list(first["starts"]) if kinds is None else list(kinds)
@@ -354,6 +350,7 @@ def single_start_table(settings: dict, *, kinds=None, names=None):
     return markdown_table(header, rows)
 
 
+@arguments(sweep="mapping")
 def sweep_failure_table(sweep: dict):
     """Where each method of the benchmark's sweep failed (``results["sweep"]``), as a Markdown table.
 
@@ -390,6 +387,7 @@ def sweep_failure_table(sweep: dict):
     return markdown_table(["method", "cells with a failure", "where", "starts used"], rows)
 
 
+@arguments(cell="mapping")
 def rate_text(cell: dict) -> str:
     """One single-start rate of the results file as prose: ``"44 of 48 (95% interval 0.80-0.97)"``.
 

@@ -5,22 +5,21 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ..._validation import (
-    check_axis_values,
-    check_instance,
-    check_positive_float,
-    check_series,
-)
-from ...heads import Heads, as_heads
+from ..._arguments import arguments, choice, structure
+from ..._validation import check_instance, check_series
+from ...heads import Heads
 from ...sculpt import Body, body_slice
 from ...sculpt.diagnostics import SliceCurves
 from ...sculpt.geometry import clip_edges, head_plane, plane_coordinates
+from .._kinds import LABEL, OPTLABEL, same_length
 from .._style import COLORS, COLUMN_IN, GREYS, legend_below, series, styled, subplots
 
 #: what :func:`plot_slice_threshold` calls the curves of a :class:`~attnlib.sculpt.diagnostics.SliceCurves`
 SLICE_LABELS = {"true_proxy": "true Theta*", "sculpted_proxy": "sculpted proxy"}
 
 
+@arguments(x="axis", errors="series", xlabel=LABEL, ylabel=LABEL, threshold="optreal", threshold_label=LABEL,
+           xscale=choice("linear", "log"), title=OPTLABEL)
 @styled
 def plot_recovery(x, errors: dict, *, xlabel: str = "examples N", ylabel: str = "relative error",
                   threshold: float | None = None, threshold_label: str = "", xscale: str = "linear",
@@ -43,10 +42,7 @@ def plot_recovery(x, errors: dict, *, xlabel: str = "examples N", ylabel: str = 
     -------
     matplotlib.figure.Figure
     """
-    x = check_axis_values("x", x)
-    errors = check_series("errors", errors, length=x.size)
-    if xscale not in ("linear", "log"):
-        raise ValueError(f"xscale must be 'linear' or 'log'; received {xscale!r}")
+    same_length("errors", errors, x.size)
     x = np.asarray(x, dtype=float)
     if xscale == "log" and np.any(x <= 0):
         raise ValueError(f"x must be positive on a log axis; received min {x.min():g}")
@@ -76,17 +72,18 @@ def _slice_view(heads: Heads, box: float | None = None) -> tuple[tuple[float, fl
     coordinate along Theta_star and 1.3 times their distance from that axis (at least 0.6 times the
     former), inside a clipping square of 1.4 times their largest coordinate.
     """
-    B = head_plane(as_heads(heads))
+    B = head_plane(heads)
     pts = np.einsum("ipq,jpq->ij", heads.Theta[:2], B)  # heads in plane coordinates
     if box is not None:
-        half = check_positive_float("box", box)
-        return (-0.1 * half, half), (-0.75 * half, 0.75 * half), half
+        return (-0.1 * box, box), (-0.75 * box, 0.75 * box), box
     half = 1.4 * float(np.abs(pts).max())
     reach = float(pts[:, 0].max())
     top = min(max(1.3 * float(np.abs(pts[:, 1]).max()), 0.6 * reach), half)
     return (-0.08 * reach, min(1.3 * reach, half)), (-top, top), half
 
 
+@arguments(bodies=structure("a list of Body (from attnlib.sculpt.sculpt_body)"), heads="heads",
+           titles=structure("one title per body"), proxies=structure("one (d, d) proxy per body"), box="opttol")
 @styled
 def plot_body_slices(bodies: list, heads: Heads, *, titles=None, proxies=None, box: float | None = None):
     """Slices of sculpted bodies through the plane of the first two planted heads, drawn one over another.
@@ -123,7 +120,6 @@ def plot_body_slices(bodies: list, heads: Heads, *, titles=None, proxies=None, b
         left corner gives their distance from it (a proxy is not in the plane, so its
         projection may fall outside the slice).
     """
-    heads = as_heads(heads)
     if isinstance(bodies, (str, bytes, dict)) or not hasattr(bodies, "__iter__"):
         raise TypeError(f"bodies must be a list of Body (from attnlib.sculpt.sculpt_body); "
                         f"received {type(bodies).__name__}")
@@ -207,6 +203,8 @@ def _typeset(label: str) -> str:
 ERROR_RANGE = (1e-6, 3.0)
 
 
+@arguments(quantiles="axis", errors=structure("a dict of label -> one error per quantile, or a SliceCurves"),
+           crude="optreal", title=OPTLABEL)
 @styled
 def plot_slice_threshold(quantiles, errors, *, crude: float | None = None, title: str | None = None):
     """Error of the phase-3 estimate of sum_i W_i against the slice size.
@@ -232,7 +230,7 @@ def plot_slice_threshold(quantiles, errors, *, crude: float | None = None, title
         curves, errors = errors, {label: getattr(errors, name) for name, label in SLICE_LABELS.items()
                                   if getattr(errors, name) is not None}
         crude = curves.crude if crude is None else crude
-    q = check_axis_values("quantiles", quantiles)
+    q = quantiles
     errors = check_series("errors", errors, length=q.size)
     fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
