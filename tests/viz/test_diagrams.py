@@ -513,13 +513,13 @@ def test_bad_input_is_named():
         diagrams.plot_logit_gap(G, np.diag([500.0, 500.0]), 0, 2, 1)
     with pytest.raises(ValueError, match="d = 2 or d = 3"):
         diagrams.plot_cubic_lift(4)
-    with pytest.raises(TypeError, match="must be an attnlib.tasks.automata.DFA"):
+    with pytest.raises(TypeError, match="dfa must be a DFA"):
         diagrams.plot_dfa_lookup([[0, 1], [1, 0]])
     with pytest.raises(ValueError, match="at most 8 table tokens"):
         diagrams.plot_dfa_lookup(random_dfa(3, 3, rng=0))
     with pytest.raises(ValueError, match=r"\(state, symbol\) must be in"):
         diagrams.plot_dfa_lookup(DFA([[0, 1], [1, 0]]), 2, 0)
-    with pytest.raises(TypeError, match="must be an attnlib.sculpt.Body"):
+    with pytest.raises(TypeError, match="body must be a Body"):
         diagrams.plot_halfspaces("body", Heads(np.eye(2), np.eye(2)))
-    with pytest.raises(ValueError, match="1 to 5 numbers of heads"):
+    with pytest.raises(ValueError, match="heads must be a non-empty list of positive integers"):
         diagrams.plot_two_roads(heads=())

@@ -284,3 +284,27 @@ def test_sweep_failure_table_says_where_each_method_failed():
     assert rows[1] == ["sculpt + polish", "0 of 4", "nowhere", "13 in 12 runs"]
     assert rows[2] == ["L-BFGS restarts", "1 of 4", "norm 32, N = 500: 2 of 3 seeds", "20 in 12 runs"]
     assert rows[3][1:3] == ["4 of 4", "everywhere"]
+
+
+def test_arguments_with_a_structure_of_their_own_are_named():
+    """bodies, proxies, titles (plot_body_slices), errors (plot_slice_threshold), kinds (single_start_table):
+    structures no declared kind expresses, checked by hand."""
+    from attnlib.sculpt import Body
+
+    heads = planted_instance(2, 4, rng=0)
+    body = Body(np.eye(4)[None], gamma=1.0, bound=None, certified=1)
+    with pytest.raises(TypeError, match=r"bodies must be a list of Body"):
+        viz_sculpt.plot_body_slices(body, heads)
+    with pytest.raises(ValueError, match=r"bodies must hold at least one Body"):
+        viz_sculpt.plot_body_slices([], heads)
+    with pytest.raises(TypeError, match=r"bodies must be a Body"):
+        viz_sculpt.plot_body_slices(["body"], heads)
+    with pytest.raises(ValueError, match=r"proxies must give one proxy per body \(1\); received 2"):
+        viz_sculpt.plot_body_slices([body], heads, proxies=[np.eye(4), np.eye(4)])
+    with pytest.raises(TypeError, match=r"errors must be a dict"):
+        viz_sculpt.plot_slice_threshold([0.1, 0.2], [1.0, 2.0])
+    with pytest.raises(ValueError, match=r"errors\['a'\] must have shape \(2,\)"):
+        viz_sculpt.plot_slice_threshold([0.1, 0.2], {"a": [1.0]})
+    cell = {"label": "random heads", "successes": 1, "trials": 2, "low": 0.1, "high": 0.9}
+    with pytest.raises(ValueError, match=r"kinds must be a sequence of kinds of start"):
+        viz_sculpt.single_start_table({"s": {"label": "S", "starts": {"random": cell}}}, kinds=["bogus"])

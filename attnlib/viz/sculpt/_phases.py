@@ -337,6 +337,10 @@ def single_start_table(settings: dict, *, kinds=None, names=None):
                             f"received {type(s).__name__}")
         _check_results(name, s, ["label", "starts"])
     first = next(iter(settings.values()))
+    if kinds is not None and (isinstance(kinds, str) or not all(
+            isinstance(k, str) and all(k in s["starts"] for s in settings.values()) for k in kinds)):
+        raise ValueError(f"kinds must be a sequence of kinds of start that every setting has, from "
+                         f"{list(first['starts'])}; received {kinds!r}")
     kinds = list(first["starts"]) if kinds is None else list(kinds)
     names = {} if names is None else dict(names)
     header = ["start", *[names.get(k, s["label"]) for k, s in settings.items()]]
