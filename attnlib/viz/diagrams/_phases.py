@@ -217,7 +217,7 @@ def plot_face(heads: Heads, ideal: Body, ideal_span: Span, real: Body, real_span
 
     Examples
     --------
-    >>> from attnlib.sculpt import Body, face_span, planted_instance, sculpt_body
+    >>> from attnlib.sculpt import Body, face_span, min_norm_proxy, planted_instance, sculpt_body
     >>> heads = planted_instance(2, 4, rng=0)
     >>> Z = np.random.default_rng(1).normal(size=(20000, 4, 4))
     >>> keep = np.einsum("kpq,ipq->ki", Z, heads.Theta).min(axis=1) >= 2.0
