@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_flag, check_sequences
-from ..attention import attention_weights
-from ..heads import Heads, as_heads
+from .._arguments import arguments, choice
+from ..attention import KINDS, attention_weights
+from ..heads import Heads
+from ._kinds import one_sequence
 from ._style import DIVERGING, GREYS, MIN_PT, SEQUENTIAL, series, styled, subplots
 
 
+@arguments(X="array", heads="heads", kind=choice(*KINDS), causal="flag", annotate="flag")
 @styled
 def plot_attention_maps(X, heads: Heads, *, kind: str = "softmax", causal: bool = False, annotate: bool = True):
     """Heat maps of every head's attention matrix on one sequence.
@@ -28,12 +30,8 @@ def plot_attention_maps(X, heads: Heads, *, kind: str = "softmax", causal: bool 
     matplotlib.figure.Figure
         Panel i shows ``A_i[a, b]``: rows are queries a, columns keys b.
     """
-    heads = as_heads(heads)
-    annotate = check_flag("annotate", annotate)
-    X3, single = check_sequences(X, d=heads.d)
-    if not single:
-        raise ValueError(f"plot_attention_maps draws one sequence of shape (n, d); received shape {X3.shape}")
-    A = attention_weights(X3[0], heads, kind=kind, causal=causal)  # (m, n, n)
+    X = one_sequence(X, heads.d, "plot_attention_maps")
+    A = attention_weights(X, heads, kind=kind, causal=causal)  # (m, n, n)
     n = A.shape[-1]
     ncols = min(heads.m, 3)
     nrows = -(-heads.m // ncols)
@@ -84,6 +82,7 @@ def _cell_text(value: float) -> str:
     return f"{value / 1000:.0f}k"
 
 
+@arguments(X="array", heads="heads", query="index", head="index", scales="optaxis")
 @styled
 def plot_sharpness(X, heads: Heads, *, query: int = 0, head: int = 0, scales=None):
     """How one query's softmax weights move from uniform to hard as Theta grows.
@@ -104,12 +103,12 @@ def plot_sharpness(X, heads: Heads, *, query: int = 0, head: int = 0, scales=Non
     matplotlib.figure.Figure
         One curve per key token b: the weight ``softmax(c x_a Theta X^T)_b``.
     """
-    heads = as_heads(heads)
-    X3, single = check_sequences(X, d=heads.d)
-    if not single:
-        raise ValueError(f"plot_sharpness draws one sequence of shape (n, d); received shape {X3.shape}")
-    X = X3[0]
-    scales = np.geomspace(0.01, 100, 200) if scales is None else np.asarray(scales, dtype=float)
+    X = one_sequence(X, heads.d, "plot_sharpness")
+    if query >= X.shape[0]:
+        raise ValueError(f"query must be a token index in 0..{X.shape[0] - 1}; received {query}")
+    if head >= heads.m:
+        raise ValueError(f"head must be in 0..{heads.m - 1}; received {head}")
+    scales = np.geomspace(0.01, 100, 200) if scales is None else scales
     one = heads[head]
     weights = np.array([attention_weights(X, Heads(c * one.Theta, one.W))[0, query] for c in scales])
     fig, axes = subplots(1, 1, width=6.4, height=3.6, constrained_layout=True)

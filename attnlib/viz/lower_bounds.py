@@ -13,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import LogLocator
 
-from .._validation import check_axis_values, check_mapping, check_positive_float, check_series
+from .._arguments import arguments, instance, mapping_of
 from ..lower_bounds import FourierSpectrum, GDRun, parity_coefficients
+from ._kinds import LABEL, OPTLABEL, same_length
 from ._style import COLORS, GREYS, MARKERS, MIN_PT, legend_below, styled, subplots
 from ._style import series as line_style
 
@@ -22,6 +23,8 @@ from ._style import series as line_style
 _FLOOR = 1e-17
 
 
+@arguments(spectrum=instance(FourierSpectrum, where="attnlib.lower_bounds.fourier_spectrum"), threshold="tol",
+           title=OPTLABEL)
 @styled
 def plot_fourier_spectrum(spectrum: FourierSpectrum, *, threshold: float = 1e-12, title: str | None = None):
     """The Fourier spectrum of one output entry, degree by degree.
@@ -42,9 +45,6 @@ def plot_fourier_spectrum(spectrum: FourierSpectrum, *, threshold: float = 1e-12
         floor). Right: ``E[(f - f_{<=delta})^2]``,
         the error left by the best polynomial of degree <= delta.
     """
-    if not isinstance(spectrum, FourierSpectrum):
-        raise TypeError(f"spectrum must be a FourierSpectrum; received {type(spectrum).__name__}")
-    threshold = check_positive_float("threshold", threshold)
     top = spectrum.max_abs_by_degree()
     K = top.size - 1
     degrees = np.arange(K + 1)
@@ -86,6 +86,7 @@ def plot_fourier_spectrum(spectrum: FourierSpectrum, *, threshold: float = 1e-12
     return fig
 
 
+@arguments(degrees="series", test_mse="series", exact="optseries", trivial="optreal", title=OPTLABEL)
 @styled
 def plot_regression_errors(degrees: dict, test_mse: dict, *, exact: dict | None = None, trivial: float | None = None,
                            title: str | None = None):
@@ -107,12 +108,10 @@ def plot_regression_errors(degrees: dict, test_mse: dict, *, exact: dict | None 
         values; a thin vertical line in each curve's colour marks D = 2s + 1, the
         first degree whose fit can reach zero error. The legend names all three.
     """
-    degrees, test_mse = check_mapping("degrees", degrees), check_mapping("test_mse", test_mse)
     for s in test_mse:
         if s not in degrees:
             raise ValueError(f"degrees must have an entry for every s of test_mse; s = {s!r} is missing")
-        D = check_axis_values(f"degrees[{s!r}]", degrees[s])
-        check_series("test_mse", {s: test_mse[s]}, length=D.size)
+        same_length("test_mse", {s: test_mse[s]}, len(degrees[s]))
     fig, axes = subplots(1, 1, width=6.4, height=3.4, constrained_layout=True)
     ax = axes[0, 0]
     for j, s in enumerate(sorted(test_mse)):
@@ -136,6 +135,7 @@ def plot_regression_errors(degrees: dict, test_mse: dict, *, exact: dict | None 
     return fig
 
 
+@arguments(runs=mapping_of(GDRun, where="attnlib.lower_bounds.gd_experiment"), title=OPTLABEL)
 @styled
 def plot_gd_runs(runs: dict, *, title: str | None = None):
     """Fixed-budget gradient runs on parity instances: loss relative to the trivial level.
@@ -151,12 +151,9 @@ def plot_gd_runs(runs: dict, *, title: str | None = None):
         Solid: test loss / (2/d); dashed: training loss / (2/d). The grey line at
         1 is what every polynomial of degree <= 2s achieves at best.
     """
-    runs = check_mapping("runs", runs, of=GDRun, where="attnlib.lower_bounds.gd_experiment")
     fig, axes = subplots(1, 1, width=6.4, height=3.4, constrained_layout=True)
     ax = axes[0, 0]
     for j, (label, run) in enumerate(runs.items()):
-        if not isinstance(run, GDRun):
-            raise TypeError(f"runs[{label!r}] must be a GDRun; received {type(run).__name__}")
         color = COLORS[j % len(COLORS)]
         epochs = np.arange(run.loss.size)
         every = max(1, run.loss.size // 6)
@@ -174,6 +171,7 @@ def plot_gd_runs(runs: dict, *, title: str | None = None):
     return fig
 
 
+@arguments(s_values="axis", series="series", ylabel=LABEL, title=OPTLABEL)
 @styled
 def plot_weight_growth(s_values, series: dict, *, ylabel: str = "size of the weights", title: str | None = None):
     """Growth of the projection weights c with s, on a log axis.
@@ -188,8 +186,7 @@ def plot_weight_growth(s_values, series: dict, *, ylabel: str = "size of the wei
     -------
     matplotlib.figure.Figure
     """
-    s_values = check_axis_values("s_values", s_values)
-    series = check_series("series", series, length=s_values.size)
+    same_length("series", series, s_values.size)
     s_values = np.asarray(s_values, dtype=float)
     fig, axes = subplots(1, 1, width=6.0, height=3.6, constrained_layout=True)
     ax = axes[0, 0]
@@ -205,6 +202,7 @@ def plot_weight_growth(s_values, series: dict, *, ylabel: str = "size of the wei
     return fig
 
 
+@arguments(betas="axis", coefficients="optaxis", title=OPTLABEL)
 @styled
 def plot_alternating_heads(betas, coefficients=None, *, title: str | None = None):
     """Each head's weight on its own token against the disagreement count, and their weighted sum.
@@ -236,14 +234,13 @@ def plot_alternating_heads(betas, coefficients=None, *, title: str | None = None
     >>> fig.axes[1].get_lines()[-1].get_ydata().round(6)
     array([ 1., -1.])
     """
-    betas = check_axis_values("betas", betas)
     if betas.size < 2:
         raise ValueError(f"betas must hold at least two scales (s >= 1); received {betas.size}")
     s = betas.size - 1
     if coefficients is None:
         c = parity_coefficients(s, betas=betas)
     else:
-        c = check_axis_values("coefficients", coefficients)
+        c = coefficients
         if c.shape != betas.shape:
             raise ValueError(f"coefficients must have the shape of betas, ({s + 1},); received shape {c.shape}")
     fine = np.linspace(0.0, s, 40 * s + 1)

@@ -11,13 +11,15 @@ import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
-from .._validation import check_array_dtype, check_nonnegative_int
-from ..heads import Heads, as_heads
+from .._arguments import arguments, instance
+from ..heads import Heads
 from ..tasks import automata as am
 from ..tasks import turing as tu
 from ._style import COLORS, COLUMN_IN, GREYS, styled, subplots
 
 
+@arguments(dfa=instance(am.DFA, where="attnlib.tasks.automata"), word="intarray", t="index", heads="optheads",
+           rows="optsize")
 @styled
 def plot_dfa_step(dfa, word, t: int = 0, heads: Heads | None = None, *, rows: int | None = None):
     """One step of a DFA run by linear attention: the context, what each token contributes, the output.
@@ -53,11 +55,10 @@ def plot_dfa_step(dfa, word, t: int = 0, heads: Heads | None = None, *, rows: in
         triangle. A legend under the panels names the two kinds of bar and
         the triangle.
     """
-    heads = am.lookup_heads(dfa.n_states, dfa.n_symbols) if heads is None else as_heads(heads)
-    word = check_array_dtype("word", word)
-    if word.dtype.kind not in "iu":
-        raise TypeError(f"word must hold integer symbols; received dtype {word.dtype}")
-    t = check_nonnegative_int("t", t)
+    if word.ndim != 1 or word.size == 0 or word.min() < 0 or word.max() >= dfa.n_symbols:
+        raise ValueError(f"word must be a non-empty 1-D array of symbols in 0 .. {dfa.n_symbols - 1}; "
+                         f"received {word.tolist()}")
+    heads = am.lookup_heads(dfa.n_states, dfa.n_symbols) if heads is None else heads
     if not 0 <= t < word.size:
         raise ValueError(f"t must be a step in 0 .. {word.size - 1}; received {t}")
     S, A = dfa.n_states, dfa.n_symbols
@@ -66,7 +67,7 @@ def plot_dfa_step(dfa, word, t: int = 0, heads: Heads | None = None, *, rows: in
     states = run.states[0]
     X = am.run_contexts(dfa, word, states)[t]  # (SA + t + 1, d)
     n = X.shape[0]
-    rows = n if rows is None else check_nonnegative_int("rows", rows)
+    rows = n if rows is None else rows
     if rows < n:
         raise ValueError(f"rows must be at least the {n} tokens of the context at step {t}; received {rows}")
     x = X[-1]
@@ -126,6 +127,7 @@ def plot_dfa_step(dfa, word, t: int = 0, heads: Heads | None = None, *, rows: in
     return fig
 
 
+@arguments(run=instance(tu.TMRun, where="attnlib.tasks.turing.run"))
 @styled
 def plot_tm_run(run):
     """A Turing-machine run by the attention program: the tape over time, and the tokens each step wrote.
@@ -144,8 +146,6 @@ def plot_tm_run(run):
         same instructions in the same order (named at the top, each kind in its own
         tint), and each block gives the token's row in the context.
     """
-    if not isinstance(run, tu.TMRun):
-        raise TypeError(f"run must be a TMRun; received {type(run).__name__}")
     configs = run.configs
     tapes = np.array([c[2] for c in configs])
     X = run.X

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_axis_values, check_flag, check_series
+from .._arguments import arguments
+from ._kinds import LABEL, OPTLABEL, same_length
 from ._style import COLORS, legend_below, series, styled, subplots
 
 #: what the figures call the partners of :func:`attnlib.partners`, by field
 PARTNER_LABELS = {"permuted": "heads permuted", "gauge": "gauge c = -1", "random": "random heads"}
 
 
+@arguments(curves="series", xlabel=LABEL, ylabel=LABEL, title=OPTLABEL, logy="flag", bands="optmapping")
 @styled
 def plot_loss_curves(curves: dict, *, xlabel: str = "epoch", ylabel: str = "training MSE", title: str | None = None,
                      logy: bool = True, bands: dict | None = None):
@@ -27,8 +29,6 @@ def plot_loss_curves(curves: dict, *, xlabel: str = "epoch", ylabel: str = "trai
     -------
     matplotlib.figure.Figure
     """
-    curves = check_series("curves", curves)
-    logy = check_flag("logy", logy)
     fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     for j, (label, y) in enumerate(curves.items()):
@@ -48,6 +48,8 @@ def plot_loss_curves(curves: dict, *, xlabel: str = "epoch", ylabel: str = "trai
     return fig
 
 
+@arguments(ts="axis", losses="series", xlabel=LABEL, ylabel=LABEL, title=OPTLABEL, chords="flag",
+           ylim="optaxis")
 @styled
 def plot_loss_along_line(ts, losses: dict, *, xlabel: str = "position t on the line", ylabel: str = "training MSE",
                          title: str | None = None, chords: bool = True, ylim: tuple | None = None):
@@ -69,10 +71,9 @@ def plot_loss_along_line(ts, losses: dict, *, xlabel: str = "position t on the l
     -------
     matplotlib.figure.Figure
     """
-    ts = check_axis_values("ts", ts)
-    losses = check_series("losses", losses, length=ts.size)
-    chords = check_flag("chords", chords)
-    ts = np.asarray(ts, dtype=float)
+    same_length("losses", losses, ts.size)
+    if ylim is not None and ylim.shape != (2,):
+        raise ValueError(f"ylim must be a pair (low, high); received shape {ylim.shape}")
     fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     for j, (label, y) in enumerate(losses.items()):
@@ -93,6 +94,8 @@ def plot_loss_along_line(ts, losses: dict, *, xlabel: str = "position t on the l
     return fig
 
 
+@arguments(x="axis", means="series", errors="optseries", xlabel=LABEL, ylabel=LABEL, logx="flag",
+           logy="flag", title=OPTLABEL, reference="optmapping")
 @styled
 def plot_errorbars(x, means: dict, errors: dict | None = None, *, xlabel: str = "", ylabel: str = "",
                    logx: bool = False, logy: bool = False, title: str | None = None, reference: dict | None = None):
@@ -102,10 +105,7 @@ def plot_errorbars(x, means: dict, errors: dict | None = None, *, xlabel: str = 
     -------
     matplotlib.figure.Figure
     """
-    x = check_axis_values("x", x)
-    means = check_series("means", means, length=x.size)
-    logx, logy = check_flag("logx", logx), check_flag("logy", logy)
-    x = np.asarray(x, dtype=float)
+    same_length("means", means, x.size)
     fig, axes = subplots(1, 1, width=6.4, height=3.3, constrained_layout=True)
     ax = axes[0, 0]
     for j, (label, y) in enumerate(means.items()):

@@ -112,7 +112,8 @@ class Control:
             raise ValueError(f"control kind must be one of 'slider', 'toggle', 'dropdown'; received {self.kind!r}")
         value = values[0] if self.value is None else self.value
         if not any(_same(value, v) for v in values):
-            raise ValueError(f"starting value of {self.description!r} must be one of {list(values)}; received {value!r}")
+            raise ValueError(f"starting value of {self.description!r} must be one of {list(values)}; "
+                             f"received {value!r}")
         object.__setattr__(self, "value", value)
         labels = tuple(_label(v) for v in values) if self.labels is None else tuple(str(s) for s in self.labels)
         if len(labels) != len(values) or len(set(labels)) != len(labels):
@@ -465,3 +466,17 @@ def explorer(draw, controls: dict, *, live: bool = False, max_frames: int = MAX_
     if check_flag("live", live):
         return live_explorer(draw, controls)
     return frame_explorer(draw, controls, max_frames=max_frames, fixed_axes=fixed_axes)
+
+
+def as_batch(X, d: int, name: str = "X"):
+    """``X`` (a float array, already checked) as a batch (N, n, d) for ``d``-dimensional heads, or a named error.
+
+    Only shapes are compared: the entries were checked by the explorer's declaration.
+    """
+    if X.ndim not in (2, 3) or 0 in X.shape:
+        raise ValueError(f"{name} must have shape (n, d) for one sequence or (N, n, d) for a batch; "
+                         f"received shape {X.shape}")
+    if X.shape[-1] != d:
+        raise ValueError(f"{name} has token dimension {X.shape[-1]} (shape {X.shape}) but the heads expect d={d}; "
+                         f"expected shape (n, {d}) or (N, n, {d})")
+    return X[None] if X.ndim == 2 else X

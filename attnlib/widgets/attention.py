@@ -5,16 +5,17 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 
-from .._validation import check_choice, check_flag, check_sequences
+from .._arguments import arguments, choice
 from ..attention import KINDS
-from ..heads import Heads, as_heads
+from ..heads import Heads
 from ..viz import attention as viz
-from ._core import explorer, slider, toggle
+from ._core import as_batch, explorer, slider, toggle
 
 #: the multipliers c of the frames, log10 c from -2 to 2 in steps of 1/2
 LOG10_C = tuple(float(v) for v in np.linspace(-2.0, 2.0, 9))
 
 
+@arguments(X="array", heads="heads", kind=choice(*KINDS), causal="flag", examples="size", live="flag")
 def attention_explorer(X, heads: Heads, *, kind: str = "softmax", causal: bool = False, examples: int = 1,
                        live: bool = False):
     """Attention maps of a batch of sequences, with the sharpness of Theta on a slider.
@@ -40,11 +41,8 @@ def attention_explorer(X, heads: Heads, *, kind: str = "softmax", causal: bool =
         live, also the causal mask and the example shown. The picture is
         :func:`attnlib.viz.attention.plot_attention_maps`.
     """
-    heads = as_heads(heads)
-    check_choice("kind", kind, KINDS)
-    causal = check_flag("causal", causal)
-    X3, _ = check_sequences(X, d=heads.d)
-    shown = X3.shape[0] if live else min(int(examples), X3.shape[0])
+    X3 = as_batch(X, heads.d)
+    shown = X3.shape[0] if live else min(examples, X3.shape[0])
 
     def draw(log10_c, kind, causal, example):
         c = 10.0**log10_c

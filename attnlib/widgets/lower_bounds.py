@@ -8,7 +8,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 
-from .._validation import check_positive_int, check_rng
+from .._arguments import arguments
 from ..lower_bounds import fourier_spectrum, parity_instance
 from ..viz import lower_bounds as viz
 from ._core import explorer, slider
@@ -19,6 +19,7 @@ MAX_D = 8
 DS = (4, 5, 6, 7)
 
 
+@arguments(d="size", s="size", rng="rng", live="flag")
 def spectrum_explorer(d: int = 6, s: int = 2, *, rng=None, live: bool = False):
     """The exact Fourier spectrum of a parity instance, with d and s on sliders.
 
@@ -39,10 +40,9 @@ def spectrum_explorer(d: int = 6, s: int = 2, *, rng=None, live: bool = False):
         of entry (0, 0) of the output; the title gives S and sum |c_i|, the
         weights that grow with s.
     """
-    d, s = check_positive_int("d", d), check_positive_int("s", s)
     if not (s + 1 <= d <= MAX_D):
         raise ValueError(f"need s + 1 <= d <= {MAX_D}; received d={d}, s={s}")
-    seed = int(check_rng(rng).integers(2**31))
+    seed = int(rng.integers(2**31))
 
     def draw(d, s):
         s = min(s, d - 1)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 
-from .._validation import check_rng
+from .._arguments import arguments
 from ..heads import random_heads
 from ..rkhs import n_features
 from ..rkhs.experiments import learning_curve
@@ -22,6 +22,7 @@ __all__ = ["head_spectrum_explorer", "identifiability_explorer", "sample_size_ex
 STEPS = (10, 30, 100, 300, 1000, 3000)
 
 
+@arguments(rng="rng", live="flag")
 def head_spectrum_explorer(*, rng=None, live: bool = False):
     """Singular values of the coefficient matrix of a random m-head layer, as d and m vary.
 
@@ -35,7 +36,7 @@ def head_spectrum_explorer(*, rng=None, live: bool = False):
         picture is :func:`attnlib.viz.rkhs.plot_head_spectrum` for the teacher and
         for a random coefficient vector of the same d.
     """
-    seed = check_rng(rng).integers(2**32)
+    seed = rng.integers(2**32)
 
     def draw(d, m):
         gen = np.random.default_rng(seed)
@@ -53,6 +54,7 @@ def head_spectrum_explorer(*, rng=None, live: bool = False):
     }, live=live)
 
 
+@arguments(rng="rng", live="flag")
 def sample_size_explorer(*, rng=None, live: bool = False):
     """Learning curves of regression as the label noise and d change.
 
@@ -65,7 +67,7 @@ def sample_size_explorer(*, rng=None, live: bool = False):
         Controls: d and the noise level. The picture is
         :func:`attnlib.viz.rkhs.plot_learning_curve`.
     """
-    seed = check_rng(rng).integers(2**32)
+    seed = rng.integers(2**32)
 
     def draw(d, noise):
         Ns, errors = learning_curve(d, noise, rng=seed)
@@ -82,6 +84,7 @@ def sample_size_explorer(*, rng=None, live: bool = False):
     }, live=live)
 
 
+@arguments(rng="rng", live="flag")
 def identifiability_explorer(*, rng=None, live: bool = False):
     """The associative-memory sweep with the solver's budget and the data size on sliders.
 
@@ -96,7 +99,7 @@ def identifiability_explorer(*, rng=None, live: bool = False):
     """
     from ..rkhs.experiments import identifiability_sweep
 
-    seed = check_rng(rng).integers(2**32)
+    seed = rng.integers(2**32)
 
     def draw(steps, N):
         sweep = identifiability_sweep(np.linspace(0.95, 1.0, 6), N=N, steps=steps, N_test=500, rng=seed)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 
-from .._validation import as_float_array, check_cube_data, check_positive_int, check_rng
+from .._arguments import arguments
 from ..attention import attention
-from ..heads import Heads, as_heads, random_heads
+from ..heads import Heads, random_heads
 from ..inputs import boolean_inputs
 from ..sculpt import SculptError, SculptReport, learn, min_norm_proxy, planted_instance, sculpt_body
 from ..sculpt.diagnostics import phase_diagnostics, single_head_curve, slice_threshold_data
@@ -26,6 +26,7 @@ def _slider(value, lo, hi, step, description, integer=False):
     return cls(value=value, min=lo, max=hi, step=step, description=description, continuous_update=False)
 
 
+@arguments(d="size", n="size", rng="rng", live="flag")
 def single_head_explorer(*, d: int = 6, n: int = 4, rng=None, live: bool = False):
     """Recovery error of :func:`attnlib.sculpt.learn_single_head` against the number of examples.
 
@@ -33,8 +34,7 @@ def single_head_explorer(*, d: int = 6, n: int = 4, rng=None, live: bool = False
     sharpnesses, n and the largest N fixed); live, also n (kept <= d) and the
     largest N. The picture is :func:`attnlib.viz.sculpt.plot_recovery`.
     """
-    d, n = check_positive_int("d", d), check_positive_int("n", n)
-    seed = int(check_rng(rng).integers(2**31))
+    seed = int(rng.integers(2**31))
 
     def draw(d, n, scale, largest):
         g = np.random.default_rng(seed)
@@ -58,6 +58,7 @@ def single_head_explorer(*, d: int = 6, n: int = 4, rng=None, live: bool = False
     }, live=live)
 
 
+@arguments(X="cube", Y="array", heads="heads", sum_W="array", live="flag")
 def body_explorer(X, Y, heads: Heads, sum_W, *, live: bool = False):
     """The slice of the sculpted body through the plane of the first two heads, as examples arrive.
 
@@ -65,9 +66,14 @@ def body_explorer(X, Y, heads: Heads, sum_W, *, live: bool = False):
     from 50 to N on a geometric grid). The picture is
     :func:`attnlib.viz.sculpt.plot_body_slices`.
     """
-    X, Y = check_cube_data(X, Y)
-    heads = as_heads(heads, X.shape[-1])
-    sum_W, d = as_float_array("sum_W", sum_W), X.shape[-1]
+    if X.ndim != 3 or 0 in X.shape:
+        raise ValueError(f"X must be a batch of shape (N, n, d); received shape {X.shape}")
+    if Y.shape != X.shape:
+        raise ValueError(f"Y must hold the layer's output at every position, shape {X.shape} like X; "
+                         f"received shape {Y.shape}")
+    d = X.shape[-1]
+    if heads.d != d:
+        raise ValueError(f"heads must have tokens of dimension d={d} like X; received heads of d={heads.d}")
     if sum_W.shape != (d, d):
         raise ValueError(f"sum_W must be a square matrix of shape ({d}, {d}); received shape {sum_W.shape}")
     N = X.shape[0]
@@ -89,6 +95,7 @@ def body_explorer(X, Y, heads: Heads, sum_W, *, live: bool = False):
                     live=live)
 
 
+@arguments(d="size", n="size", N="size", rng="rng", live="flag")
 def slice_explorer(*, d: int = 4, n: int = 3, N: int = 3000, rng=None, live: bool = False):
     """Error of the phase-3 estimate of sum_i W_i against the slice size, as attention sharpens.
 
@@ -98,8 +105,7 @@ def slice_explorer(*, d: int = 4, n: int = 3, N: int = 3000, rng=None, live: boo
     slices cut by the sculpted proxy and by the true Theta_star with the crude
     estimate. The picture is :func:`attnlib.viz.sculpt.plot_slice_threshold`.
     """
-    d, n, N = check_positive_int("d", d), check_positive_int("n", n), check_positive_int("N", N)
-    seed = int(check_rng(rng).integers(2**31))
+    seed = int(rng.integers(2**31))
     quantiles = np.geomspace(0.003, 0.5, 10)
 
     def draw(scale, shared):
@@ -115,6 +121,7 @@ def slice_explorer(*, d: int = 4, n: int = 3, N: int = 3000, rng=None, live: boo
     }, live=live)
 
 
+@arguments(d="size", n="size", m="size", rng="rng", live="flag")
 def report_explorer(*, d: int = 4, n: int = 3, m: int = 2, rng=None, live: bool = False):
     """Per-phase diagnostics of one run of :func:`attnlib.sculpt.learn` on a fresh planted instance.
 
@@ -123,8 +130,7 @@ def report_explorer(*, d: int = 4, n: int = 3, m: int = 2, rng=None, live: bool 
     fixed; every frame is a whole run, so the grid is kept to four frames, about 1 s each). The
     picture is :func:`attnlib.viz.sculpt.plot_phase_report`.
     """
-    d, n, m = check_positive_int("d", d), check_positive_int("n", n), check_positive_int("m", m)
-    base = int(check_rng(rng).integers(2**31))
+    base = int(rng.integers(2**31))
 
     def draw(scale, shared, examples, seed):
         g = np.random.default_rng([base, seed])

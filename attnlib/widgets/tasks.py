@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-
-from .._validation import check_int_array
+from .._arguments import arguments, instance, structure
 from ..heads import Heads
 from ..tasks import automata as am
 from ..viz import tasks as viz
 from ._core import explorer, slider, toggle
 
 
+@arguments(dfa=instance(am.DFA, where="attnlib.tasks.automata"), word="intarray",
+           heads=structure("a Heads, a dict of name -> Heads, or None"), live="flag")
 def dfa_stepper(dfa, word, heads: Heads | dict | None = None, *, live: bool = False):
     """Step through a DFA run and watch the lookup: the picture is :func:`attnlib.viz.tasks.plot_dfa_step`.
 
@@ -29,12 +30,14 @@ def dfa_stepper(dfa, word, heads: Heads | dict | None = None, *, live: bool = Fa
     FrameExplorer or ipywidgets.interactive
         Controls: the step t and, with several layers, which one runs.
     """
-    if not isinstance(dfa, am.DFA):
-        raise TypeError(f"dfa must be a DFA (attnlib.tasks.automata.DFA); received {type(dfa).__name__}")
-    word = check_int_array("word", word, low=0, upper=dfa.n_symbols)
     if word.ndim != 1 or word.size < 2:
         raise ValueError(f"word must have at least 2 symbols, so that there are steps to move between; "
                          f"received shape {word.shape}")
+    if word.min() < 0 or word.max() >= dfa.n_symbols:
+        raise ValueError(f"word must hold symbols in 0 .. {dfa.n_symbols - 1}; received {word.tolist()}")
+    if not (heads is None or isinstance(heads, Heads) or (isinstance(heads, dict) and heads
+                                                          and all(isinstance(h, Heads) for h in heads.values()))):
+        raise TypeError(f"heads must be a Heads, a non-empty dict of name -> Heads, or None; received {heads!r}")
     if heads is None:
         heads = {"explicit head": am.lookup_heads(dfa.n_states, dfa.n_symbols)}
     elif isinstance(heads, Heads):

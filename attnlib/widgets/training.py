@@ -5,13 +5,15 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 
-from .._validation import as_float_array, check_flag, check_sequences
-from ..heads import Heads, as_heads
+from .._arguments import arguments, choice
+from ..attention import KINDS
+from ..heads import Heads
 from ..landscape import loss_along_line, partners
 from ..viz import training as viz
-from ._core import explorer, slider, toggle
+from ._core import as_batch, explorer, slider, toggle
 
 
+@arguments(X="array", Y="array", teacher="heads", kind=choice(*KINDS), causal="flag", rng="rng", live="flag")
 def loss_landscape_explorer(X, Y, teacher: Heads, *, kind: str = "softmax", causal: bool = False, rng=None,
                             live: bool = False):
     """The training loss along a line from the teacher to a partner point.
@@ -38,10 +40,7 @@ def loss_landscape_explorer(X, Y, teacher: Heads, *, kind: str = "softmax", caus
         past the endpoints the line extends, and how many examples enter the
         loss. The picture is :func:`attnlib.viz.training.plot_loss_along_line`.
     """
-    teacher = as_heads(teacher, name="teacher")
-    causal = check_flag("causal", causal)
-    X3, _ = check_sequences(X, d=teacher.d)
-    Y = as_float_array("Y", Y)
+    X3 = as_batch(X, teacher.d)
     if Y.shape[0] != X3.shape[0]:
         raise ValueError(f"Y must have one target per sequence of X ({X3.shape[0]}); received shape {Y.shape}")
     ends = {viz.PARTNER_LABELS[name]: end for name, end in partners(teacher, kind=kind, rng=rng).named()}

@@ -81,7 +81,8 @@ def test_every_figure_function_has_an_example():
     for path in VIEWS:
         module = importlib.import_module(path)
         names |= {f"{path.split('.')[-1]}.{n}" for n, f in vars(module).items()
-                  if n.startswith("plot_") and inspect.isfunction(f) and f.__module__ == path}
+                  if n.startswith("plot_") and inspect.isfunction(f)
+                  and (f.__module__ == path or f.__module__.startswith(path + "."))}
     assert names == set(EXAMPLES), f"figures without an example in _examples.py: {sorted(names - set(EXAMPLES))}"
 
 

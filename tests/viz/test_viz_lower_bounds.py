@@ -74,7 +74,8 @@ def test_alternating_heads_sum_alternates_in_sign_at_the_integers(betas):
     # the weighted sum of the drawn head curves is the drawn total
     c = parity_coefficients(s, betas=np.asarray(betas, dtype=float))
     total = [line for line in bottom.get_lines() if len(line.get_xdata()) == len(heads[0].get_xdata())][0]
-    np.testing.assert_allclose(total.get_ydata(), sum(ci * h.get_ydata() for ci, h in zip(c, heads)), atol=1e-9)
+    weighted = sum(ci * h.get_ydata() for ci, h in zip(c, heads, strict=True))
+    np.testing.assert_allclose(total.get_ydata(), weighted, atol=1e-9)
     plt.close(fig)
 
 

@@ -179,3 +179,16 @@ def test_certificate_landscape_refuses_bad_input(kwargs, error, message):
     matrices = kwargs.pop("matrices")
     with pytest.raises(error, match=message):
         viz_rkhs.plot_certificate_landscape(matrices, **kwargs)
+
+
+def test_solvers_must_name_lines_of_the_sweep():
+    """``solvers`` has a structure of its own (names of ``sweep.distance``): checked by hand."""
+    from attnlib.rkhs.experiments import Sweep
+
+    sweep = Sweep(np.linspace(0, 1, 3), np.array([0.0, 2.0**-6, 2.0**-3]), np.array([30, 36, 36]),
+                  {"exact": np.array([0.6, 1e-13, 1e-15])}, {"exact": np.array([0.08, 1e-28, 1e-30])}, 100)
+    with pytest.raises(ValueError, match=r"solvers must be a non-empty list of names from sweep.distance \['exact'\]"):
+        viz_rkhs.plot_identifiability(sweep, solvers=["bogus"])
+    with pytest.raises(ValueError, match=r"solvers must be"):
+        viz_rkhs.plot_identifiability(sweep, solvers="exact")
+    assert len(viz_rkhs.plot_identifiability(sweep, solvers=["exact"]).axes) >= 2

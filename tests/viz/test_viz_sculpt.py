@@ -141,28 +141,6 @@ def test_body_slices_zoom_on_the_tip_and_show_it_move():
         viz_sculpt.plot_body_slices(bodies, heads, titles=["a"])
 
 
-def test_clip_edges_finds_the_edges_on_the_frame():
-    from attnlib.viz.sculpt import clip_edges
-
-    square = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
-    assert clip_edges(square, 1.0).all()
-    wedge = np.array([[0.5, 0.0], [1.0, -0.8], [1.0, 0.8]])
-    np.testing.assert_array_equal(clip_edges(wedge, 1.0), [False, True, False])
-
-
-def test_plane_helpers_name_bad_input():
-    from attnlib.viz.sculpt import clip_edges, plane_coordinates
-
-    with pytest.raises(ValueError, match=r"poly must be .* shape \(V, 2\); received shape \(3,\)"):
-        clip_edges(np.zeros(3), 1.0)
-    with pytest.raises(ValueError, match="half"):
-        clip_edges(np.zeros((3, 2)), -1.0)
-    with pytest.raises(ValueError, match=r"received shapes \(3, 3\) and \(2, 4, 4\)"):
-        plane_coordinates(np.eye(3), np.zeros((2, 4, 4)))
-    q, off = plane_coordinates(np.diag([3.0, 4.0]), np.stack([np.diag([1.0, 0.0]), np.diag([0.0, 1.0])]))
-    assert q.tolist() == [3.0, 4.0] and off == 0.0
-
-
 def test_slice_threshold_and_sweep_and_comparison():
     fig = viz_sculpt.plot_slice_threshold([0.01, 0.1], {"a": [1e-3, 1e-2]}, crude=0.5)
     ax = fig.axes[0]
@@ -290,7 +268,7 @@ def test_single_start_table_and_rate_text_read_the_intervals():
     lo, hi = binomial_interval(44, 48)
     assert rows[2] == ["random heads", f"44/48 [{lo:.2f}, {hi:.2f}]", "0/40 [0.00, 0.09]"]
     assert viz_sculpt.rate_text(settings["a"]["starts"]["sculpted"]).startswith("12 of 12 (95% interval 0.7")
-    with pytest.raises(TypeError, match="settings must be a non-empty dict"):
+    with pytest.raises(ValueError, match="settings must have at least one entry"):
         viz_sculpt.single_start_table({})
 
 
@@ -306,3 +284,27 @@ def test_sweep_failure_table_says_where_each_method_failed():
     assert rows[1] == ["sculpt + polish", "0 of 4", "nowhere", "13 in 12 runs"]
     assert rows[2] == ["L-BFGS restarts", "1 of 4", "norm 32, N = 500: 2 of 3 seeds", "20 in 12 runs"]
     assert rows[3][1:3] == ["4 of 4", "everywhere"]
+
+
+def test_arguments_with_a_structure_of_their_own_are_named():
+    """bodies, proxies, titles (plot_body_slices), errors (plot_slice_threshold), kinds (single_start_table):
+    structures no declared kind expresses, checked by hand."""
+    from attnlib.sculpt import Body
+
+    heads = planted_instance(2, 4, rng=0)
+    body = Body(np.eye(4)[None], gamma=1.0, bound=None, certified=1)
+    with pytest.raises(TypeError, match=r"bodies must be a list of Body"):
+        viz_sculpt.plot_body_slices(body, heads)
+    with pytest.raises(ValueError, match=r"bodies must hold at least one Body"):
+        viz_sculpt.plot_body_slices([], heads)
+    with pytest.raises(TypeError, match=r"bodies must be a Body"):
+        viz_sculpt.plot_body_slices(["body"], heads)
+    with pytest.raises(ValueError, match=r"proxies must give one proxy per body \(1\); received 2"):
+        viz_sculpt.plot_body_slices([body], heads, proxies=[np.eye(4), np.eye(4)])
+    with pytest.raises(TypeError, match=r"errors must be a dict"):
+        viz_sculpt.plot_slice_threshold([0.1, 0.2], [1.0, 2.0])
+    with pytest.raises(ValueError, match=r"errors\['a'\] must have shape \(2,\)"):
+        viz_sculpt.plot_slice_threshold([0.1, 0.2], {"a": [1.0]})
+    cell = {"label": "random heads", "successes": 1, "trials": 2, "low": 0.1, "high": 0.9}
+    with pytest.raises(ValueError, match=r"kinds must be a sequence of kinds of start"):
+        viz_sculpt.single_start_table({"s": {"label": "S", "starts": {"random": cell}}}, kinds=["bogus"])
