@@ -14,6 +14,7 @@ Modules, one concept each (the phases, their calls and results: :mod:`attnlib.sc
 * ``instances`` -- planted heads and the conditions the reconstruction needs
 * ``sum_w`` -- phase 1: estimates of sum_i W_i from the data alone
 * ``proxy`` -- phase 3: the min-norm proxy, its slices, and the refined sum_i W_i
+* ``geometry`` -- the body's face in the plane of two heads, as chapter 8 draws it
 * ``body`` -- phase 2: certified rows, halfspaces, the body and LPs over it (HiGHS)
 * ``span`` -- phase 4: the span of the Theta_i
 * ``candidates`` -- phase 5: candidate heads certified by least squares for the W_i
@@ -60,6 +61,7 @@ from .compare import (
     relative_test_error,
     sweep,
 )
+from .geometry import FaceGeometry, clip_edges, face_geometry, head_plane, plane_coordinates
 from .hypercube import all_tokens, constant_sequences, fourth_moment, gap_feature, gap_feature_rank, logit_gaps
 from .instances import Conditions, measure_conditions, min_norm_point, planted_instance
 from .local import (
@@ -92,8 +94,8 @@ from .sum_w import (
 )
 
 __all__ = [
-    "METHOD_LABELS",
     "METHODS",
+    "METHOD_LABELS",
     "SPAN_METHODS",
     "START_KINDS",
     "START_LABELS",
@@ -103,6 +105,7 @@ __all__ = [
     "Certificates",
     "Comparison",
     "Conditions",
+    "FaceGeometry",
     "MethodRun",
     "PhaseSeconds",
     "PolishInfo",
@@ -128,6 +131,7 @@ __all__ = [
     "carve",
     "certify",
     "certify_candidates",
+    "clip_edges",
     "clip_polygon",
     "compare_methods",
     "constant_sequences",
@@ -136,6 +140,7 @@ __all__ = [
     "design_matrix",
     "estimate_sum_W",
     "face_candidates",
+    "face_geometry",
     "face_span",
     "feasible_point",
     "find_span",
@@ -144,6 +149,7 @@ __all__ = [
     "gap_feature",
     "gap_feature_rank",
     "halfspaces",
+    "head_plane",
     "lbfgs_restarts",
     "learn",
     "learn_single_head",
@@ -153,6 +159,7 @@ __all__ = [
     "min_norm_proxy",
     "net_candidates",
     "perturbed_start",
+    "plane_coordinates",
     "planted_instance",
     "polish",
     "polish_from_random",

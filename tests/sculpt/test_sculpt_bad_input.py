@@ -57,6 +57,11 @@ CALLS = [
     Call(sculpt.feasible_point, body),
     Call(sculpt.body_slice, body, proxy, np.eye(16)[:2].reshape(2, 4, 4)),
     Call(sculpt.clip_polygon, square, 1.0, 0.0, 0.5),
+    # the face of the body in the plane of two heads (chapter 8's figures)
+    Call(sculpt.head_plane, TEACHER),
+    Call(sculpt.clip_edges, square, 1.0),
+    Call(sculpt.plane_coordinates, np.eye(4), sculpt.head_plane(TEACHER)),
+    Call(sculpt.face_geometry, TEACHER, body, SPAN, proxy=proxy, kappa=0.5),
     # phase 3, and phases 2-3 in rounds
     Call(sculpt.min_norm_proxy, body),
     Call(sculpt.proxy_margins, XS, proxy),
@@ -109,7 +114,7 @@ OUTPUTS = (sculpt.Certificates, sculpt.Body, sculpt.Candidates, sculpt.MethodRun
            sd.PhaseDiagnostics, sd.SliceCurves, sculpt.Conditions, sculpt.PolishInfo, sculpt.RestartInfo,
            sculpt.PolishRuns, sculpt.PhaseSeconds, sculpt.SculptReport, sculpt.SculptResult, sculpt.SculptError,
            sculpt.SliceFit, sculpt.Sculpted, sculpt.Span, sculpt.SpanAlignment, sculpt.SumWCandidates,
-           sculpt.AtomScores, sculpt.SumWEstimate)
+           sculpt.AtomScores, sculpt.SumWEstimate, sculpt.FaceGeometry)
 
 test_bad_argument_is_named = bad_argument_test(CALLS)
 test_declares_every_argument, test_has_a_valid_call = coverage_tests(["attnlib.sculpt"], CALLS, outputs=OUTPUTS)

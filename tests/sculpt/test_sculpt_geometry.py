@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _declared import Call, bad_argument_test, coverage_tests
 
 from attnlib import Heads
 from attnlib.sculpt import Body, Span
@@ -101,13 +100,3 @@ def test_relations_between_arguments_are_named():
     with pytest.raises(ValueError, match=r"received shapes \(3, 3\) and \(2, 4, 4\)"):
         plane_coordinates(np.eye(3), np.zeros((2, 4, 4)))
 
-
-CALLS = [
-    Call(head_plane, HEADS),
-    Call(clip_edges, _rectangle(-1.0, 1.0, -1.0, 1.0), 1.0),
-    Call(plane_coordinates, np.eye(2), BASIS),
-    Call(face_geometry, HEADS, BODY, SPAN, proxy=np.eye(2) / 2, kappa=0.5),
-]
-test_bad_argument_is_named = bad_argument_test(CALLS)
-test_declares_every_argument, test_has_a_valid_call = coverage_tests(["attnlib.sculpt.geometry"], CALLS,
-                                                                     outputs=(FaceGeometry,))

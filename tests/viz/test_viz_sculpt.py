@@ -66,7 +66,7 @@ def _tip(body, B, half):
 
 def test_body_slices_draw_the_heads_the_faces_and_the_projected_proxy():
     from attnlib.sculpt import min_norm_proxy
-    from attnlib.viz.sculpt import clip_edges
+    from attnlib.sculpt.geometry import clip_edges
 
     heads = planted_instance(2, 4, rng=0)
     X = boolean_inputs(1000, 3, 4, rng=1)

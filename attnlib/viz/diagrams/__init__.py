@@ -29,7 +29,6 @@ has a label, a hatch or a line style.
 
 from __future__ import annotations
 
-from ...sculpt.geometry import face_geometry  # noqa: F401  (moved to attnlib.sculpt.geometry)
 from ._definitions import plot_cubic_lift, plot_dfa_lookup, plot_head
 from ._hypercube import plot_halfspaces, plot_logit_gap
 from ._phases import PHASES, plot_face, plot_phase_flow  # noqa: F401  (PHASES: the table plot_phase_flow draws)

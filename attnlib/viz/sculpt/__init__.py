@@ -13,7 +13,6 @@ optimisation, sweeps and their tables). The plane of the slices (``head_plane``,
 
 from __future__ import annotations
 
-from ...sculpt.geometry import clip_edges, head_plane, plane_coordinates  # noqa: F401  (moved there)
 from ._phases import (  # noqa: F401  (ROUNDING: the floor the chapters quote)
     ROUNDING,
     comparison_table,
