@@ -83,7 +83,7 @@ def write_results(name: str, results: dict, argv: list[str] | None = None) -> Pa
     record = {
         "benchmark": name,
         "command": command,
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "commit": commit,
         "machine": _machine(),
         "threads": threads,

@@ -31,8 +31,8 @@ import os
 import time
 
 import numpy as np
-
 from _results import write_results
+
 from attnlib import attention, gaussian_inputs, random_heads
 from attnlib.rkhs import fit_linear_attention
 from attnlib.rkhs.experiments import heads_and_layers

@@ -45,8 +45,8 @@ import textwrap
 import time
 
 import numpy as np
-
 from _results import write_results
+
 from attnlib import attention, gaussian_inputs, random_heads, train
 from attnlib.rkhs import cubic_features, fit_linear_attention, n_features
 

@@ -34,7 +34,17 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from _browser import ORPHANED_PUNCTUATION, OUTSIDE, SCROLL_CUES, SHOTS, PlaywrightTimeout, Visit, screenshot, scroll_cue_problems, wait_for_math
+from _browser import (
+    ORPHANED_PUNCTUATION,
+    OUTSIDE,
+    SCROLL_CUES,
+    SHOTS,
+    PlaywrightTimeout,
+    Visit,
+    screenshot,
+    scroll_cue_problems,
+    wait_for_math,
+)
 from _site import CONFIG, HTML, element_ids, image_outputs, is_chapter, toc_docnames
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]

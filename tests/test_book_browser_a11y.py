@@ -30,7 +30,15 @@ from collections import Counter
 
 import pytest
 from _browser import (
-    OPEN_SIDE_PATHS, SHOTS, WIDGETS_SERVED, PlaywrightTimeout, Visit, screenshot, wait_for_math, wait_until_drawn)
+    OPEN_SIDE_PATHS,
+    SHOTS,
+    WIDGETS_SERVED,
+    PlaywrightTimeout,
+    Visit,
+    screenshot,
+    wait_for_math,
+    wait_until_drawn,
+)
 from _site import built, is_chapter, require_build, source, toc_docnames
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]

@@ -20,7 +20,6 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-
 from _site import HTML, ROOT, is_chapter, skip_or_fail, source, toc_docnames, toc_top_docnames
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))

@@ -127,7 +127,7 @@ class NeverWokenSocket:
     def __init__(self, delay):
         self.arrival = time.monotonic() + delay
         self.msg = {"msg_type": "execute_reply",
-                    "header": {"date": dt.datetime.fromtimestamp(time.time() + delay, dt.timezone.utc)}}
+                    "header": {"date": dt.datetime.fromtimestamp(time.time() + delay, dt.UTC)}}
 
     async def get_msg(self, timeout=None):
         if time.monotonic() < self.arrival:

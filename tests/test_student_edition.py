@@ -4,7 +4,6 @@ import importlib.util
 import json
 from pathlib import Path
 
-import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -78,7 +78,7 @@ def _epoch(stamp: str | None) -> float | None:
     except ValueError:
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=dt.timezone.utc)
+        when = when.replace(tzinfo=dt.UTC)
     return when.timestamp()
 
 
@@ -112,7 +112,7 @@ def _created(msg) -> float | None:
     """Wall-clock creation time of a Jupyter message (its header's date), or None."""
     date = (msg.get("header") or {}).get("date") if isinstance(msg, dict) else None
     if isinstance(date, dt.datetime):
-        return (date if date.tzinfo else date.replace(tzinfo=dt.timezone.utc)).timestamp()
+        return (date if date.tzinfo else date.replace(tzinfo=dt.UTC)).timestamp()
     return _epoch(date) if isinstance(date, str) else None
 
 
@@ -317,7 +317,7 @@ class TimedNotebookClient(NotebookClient):
         cells = [dict(c) for c in self._cells]
         return {
             "notebook": self.label,
-            "executed": dt.datetime.fromtimestamp(getattr(self, "_wall_start", time.time()), dt.timezone.utc)
+            "executed": dt.datetime.fromtimestamp(getattr(self, "_wall_start", time.time()), dt.UTC)
             .strftime("%Y-%m-%dT%H:%M:%SZ"),
             "total": _span(m.get("start"), m.get("end")),
             "kernel_start": _span(m.get("start"), m.get("ready")),
