@@ -195,7 +195,7 @@ def test_bounds_refuse_what_they_cannot_bound(data):
     for call in (lambda: stopping_bound(signs, 0.1), lambda: pairwise_bound(signs, T, 0.1)):
         with pytest.raises(ValueError, match="Lambda_D is singular"):
             call()
-    with pytest.raises(ValueError, match=r"epsilon must lie in \[0, inf\]"):
+    with pytest.raises(ValueError, match=r"epsilon must be a finite number in \[0, inf\)"):
         stopping_bound(X, -1.0)
     with pytest.raises(ValueError, match=r"Y must have shape \(150, 2\)"):
         pairwise_bound(X, T[:10], 0.1)

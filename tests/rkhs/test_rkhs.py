@@ -462,14 +462,15 @@ def test_coefficient_matrix_gives_the_output_and_truncation_is_eckart_young():
 def test_normal_equations_accumulate_every_sub_chunk(monkeypatch):
     """The distinct-entry GEMMs add into C in place: with many chunks and sub-chunks, the naive sums."""
     from attnlib.rkhs import _normal_equations as _ne
+    from attnlib.rkhs import _sequences as _seq
 
     rng = np.random.default_rng(30)
     X = gaussian_inputs(97, 5, 3, rng=rng)
     Y = rng.standard_normal((97, 3))
     monkeypatch.setattr(_ne, "CHUNK_FLOATS", 40 * 31)  # about 40 rows a chunk ...
     monkeypatch.setattr(_ne, "_GEMM_FLOATS", 7 * 21)  # ... and 7 a GEMM: 3 chunks, 15 GEMMs
-    seqs = _ne.as_sequences(X)
-    ne = _ne.normal_equations(seqs, "last", _ne.as_targets(Y, seqs)[1])
+    seqs = _seq.as_sequences(X)
+    ne = _ne.normal_equations(seqs, "last", _seq.as_targets(Y, seqs)[1])
     Phi = np.array([naive_features(x) for x in X])
     np.testing.assert_allclose(ne.gram(), Phi.T @ Phi, rtol=1e-12, atol=1e-12 * np.abs(Phi).max() ** 2)
     np.testing.assert_allclose(ne.B, Phi.T @ Y, rtol=1e-12, atol=1e-12)
