@@ -286,6 +286,7 @@ class HeadCount:
     distance: dict
     method: dict
 
+    @arguments(H="size", tol="tol")
     def zero_loss(self, H: int, tol: float = 1e-12) -> np.ndarray:
         """Mask of the runs with H heads whose training MSE is at most ``tol`` (empirical risk minimisers)."""
         return self.loss[H] <= tol
