@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from attnlib import gaussian_inputs, random_heads
-from attnlib.rkhs import (cubic_features, noisy_label_bound, parameter_map, polynomial_certificate)
+from attnlib.rkhs import cubic_features, noisy_label_bound, parameter_map, polynomial_certificate
 from attnlib.rkhs.experiments import minimisers_by_heads
 from attnlib.tasks.associative_memory import sample_memories
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 import numpy as np
 from _declared import Call, bad_argument_test, coverage_tests
 
-from attnlib import attention, gaussian_inputs, random_heads
-from attnlib import rkhs
+from attnlib import attention, gaussian_inputs, random_heads, rkhs
 from attnlib.rkhs import experiments as rkhs_exp
 from attnlib.rkhs import stack as rkhs_stack
 from attnlib.tasks import associative_memory as am
