@@ -66,7 +66,6 @@ from ._validation import (
     check_series,
     describe,
 )
-from .heads import as_heads
 
 
 @dataclass(frozen=True)
@@ -170,6 +169,12 @@ def _text(name, value):
     return value
 
 
+def _heads(name, value):
+    from .heads import as_heads  # here, not at the top: attnlib.heads declares its own arguments with this module
+
+    return as_heads(value, name=name)
+
+
 def _function(name, value):
     if not callable(value):
         raise TypeError(f"{name} must be a function (a callable); received {describe(value)}")
@@ -201,7 +206,7 @@ KINDS: dict[str, Kind] = {
     "score": Kind("score", _score, convert=float),
     "flag": Kind("flag", check_flag, convert=bool),
     "rng": Kind("rng", lambda name, value: check_rng(value, name), convert=_as_rng),
-    "heads": Kind("heads", lambda name, value: as_heads(value, name=name)),
+    "heads": Kind("heads", _heads),
     "text": Kind("text", _text),
     "function": Kind("function", _function),
     # a dict of label -> 1-D array of real numbers (NaN allowed: a gap in a line), one line per entry

@@ -180,7 +180,8 @@ class EigenBracket:
     steps: int
 
     def __repr__(self) -> str:
-        return f"EigenBracket(value={self.value:.6g}, lower={self.lower:.6g}, upper={self.upper:.6g}, steps={self.steps})"
+        return (f"EigenBracket(value={self.value:.6g}, lower={self.lower:.6g}, upper={self.upper:.6g}, "
+                f"steps={self.steps})")
 
 
 def _lanczos_top(apply, p: int, *, rtol: float, max_steps: int, start: np.ndarray):

@@ -205,16 +205,14 @@ def check_sequences(X, *, d: int | None = None, name: str = "X") -> tuple[np.nda
     Returns the batch as an array of shape (N, n, d) and whether the input was a
     single sequence of shape (n, d).
     """
-    return sequence_shape(as_float_array(name, X), d=d, name=name)
+    return sequences_shape(as_float_array(name, X), d=d, name=name)
 
 
-def sequence_shape(X: np.ndarray, *, d: int | None = None, name: str = "X") -> tuple[np.ndarray, bool]:
-    """The shape half of :func:`check_sequences`, for an array whose entries are already checked.
+def sequences_shape(X: np.ndarray, *, d: int | None = None, name: str = "X") -> tuple[np.ndarray, bool]:
+    """:func:`check_sequences` of an array whose entries are checked already: its shape only.
 
-    A body whose argument was declared an array uses it: the declaration has scanned the entries
-    once, and a relation (the token dimension ``d`` of the heads) needs only the shape.
+    For a body whose argument was declared (``attnlib._arguments``): the entries are not scanned again.
     """
-    X = np.asarray(X)
     if X.ndim not in (2, 3):
         raise ValueError(
             f"{name} must have shape (n, d) for one sequence or (N, n, d) for a batch; "
@@ -255,18 +253,24 @@ def check_targets(X, Y, d: int | None = None):
 
     Returns X, Y and a boolean ``last`` that is True for last-token targets.
     """
-    X3, single = check_sequences(X, d=d)
+    return targets_shape(as_float_array("X", X), as_float_array("Y", Y), d)
+
+
+def targets_shape(X: np.ndarray, Y: np.ndarray, d: int | None = None, names: tuple[str, str] = ("X", "Y")):
+    """:func:`check_targets` of arrays whose entries are checked already: their shapes only."""
+    x_name, y_name = names
+    X3, single = sequences_shape(X, d=d, name=x_name)
     if single:
-        raise ValueError(f"X must be a batch of shape (N, n, d); received one sequence of shape {X3.shape[1:]}")
-    Y = as_float_array("Y", Y)
+        raise ValueError(f"{x_name} must be a batch of shape (N, n, d); received one sequence of shape "
+                         f"{X3.shape[1:]}")
     N, n, d = X3.shape
     if Y.shape == (N, n, d):
         return X3, Y, False
     if Y.shape == (N, d):
         return X3, Y, True
     raise ValueError(
-        f"Y must have shape {(N, n, d)} (a target at every position) or {(N, d)} "
-        f"(last-token targets) for X of shape {X3.shape}; received shape {Y.shape}"
+        f"{y_name} must have shape {(N, n, d)} (a target at every position) or {(N, d)} "
+        f"(last-token targets) for {x_name} of shape {X3.shape}; received shape {Y.shape}"
     )
 
 
@@ -277,15 +281,14 @@ def check_cube_data(X, Y, *, boolean: bool = True, d: int | None = None,
     X = as_float_array(x_name, X)
     if boolean:
         check_boolean(x_name, X)
-    return data_shapes(X, as_float_array(y_name, Y), d=d, names=names)
+    return cube_data_shape(X, as_float_array(y_name, Y), d=d, names=names)
 
 
-def data_shapes(X: np.ndarray, Y: np.ndarray, *, d: int | None = None,
-                names: tuple[str, str] = ("X", "Y")) -> tuple[np.ndarray, np.ndarray]:
-    """The shape half of :func:`check_cube_data`, for arrays whose entries are already checked:
-    X a batch (N, n, d), Y of the same shape."""
+def cube_data_shape(X: np.ndarray, Y: np.ndarray, *, d: int | None = None,
+                    names: tuple[str, str] = ("X", "Y")) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`check_cube_data` of arrays whose entries are checked already: a batch X and Y of its shape."""
     x_name, y_name = names
-    X, single = sequence_shape(X, d=d, name=x_name)
+    X, single = sequences_shape(X, d=d, name=x_name)
     if single:
         raise ValueError(f"{x_name} must be a batch of shape (N, n, d); received one sequence of shape {X.shape[1:]}")
     Y = np.asarray(Y)

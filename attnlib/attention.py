@@ -13,15 +13,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_float_array, check_choice, check_flag, check_sequences
-from .heads import Heads, as_heads
+from ._arguments import Kind, arguments, choice, structure
+from ._validation import as_float_array, sequences_shape
+from .heads import Heads
 
 # forward is package-internal: the learners' kernel, not part of the reader's API
 __all__ = ["attention", "attention_weights", "softmax"]
 
 KINDS = ("softmax", "linear")
 
+#: logits: an array of real numbers, finite or -inf (a masked logit)
+LOGITS = Kind("array", lambda name, value: as_float_array(name, value, allow_neg_inf=True),
+              convert=lambda value: np.asarray(value, dtype=np.float64))
 
+
+@arguments(S=LOGITS, axis=structure("an integer axis of S, negative ones counting from the end"))
 def softmax(S, axis: int = -1) -> np.ndarray:
     """Numerically stable softmax along ``axis``.
 
@@ -49,7 +55,6 @@ def softmax(S, axis: int = -1) -> np.ndarray:
     >>> softmax([1e4, -1e4, 0.0]).round(3)
     array([1., 0., 0.])
     """
-    S = as_float_array("S", S, allow_neg_inf=True)
     if S.ndim == 0:
         raise ValueError("S must have at least one dimension; received a scalar")
     if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
@@ -176,6 +181,7 @@ def forward(X: np.ndarray, Theta: np.ndarray, W: np.ndarray, kind: str, causal: 
     return F, A, AX
 
 
+@arguments(X="array", heads="heads", kind=choice(*KINDS), causal="flag")
 def attention_weights(X, heads: Heads, *, kind: str = "softmax", causal: bool = False) -> np.ndarray:
     """The attention matrices A_i(X) of every head.
 
@@ -199,14 +205,12 @@ def attention_weights(X, heads: Heads, *, kind: str = "softmax", causal: bool = 
     array([[[0.5, 0.5],
             [0.5, 0.5]]])
     """
-    heads = as_heads(heads)
-    check_choice("kind", kind, KINDS)
-    causal = check_flag("causal", causal)
-    X3, single = check_sequences(X, d=heads.d)
+    X3, single = sequences_shape(X, d=heads.d)
     A = _safe_weights(X3, heads.Theta, kind, causal)
     return A[0] if single else A
 
 
+@arguments(X="array", heads="heads", kind=choice(*KINDS), causal="flag")
 def attention(X, heads: Heads, *, kind: str = "softmax", causal: bool = False) -> np.ndarray:
     """Multi-head attention ``F(X) = sum_i A_i(X) X W_i``.
 
@@ -241,9 +245,6 @@ def attention(X, heads: Heads, *, kind: str = "softmax", causal: bool = False) -
     >>> attention(X[0], heads, kind="linear", causal=True).shape
     (3, 4)
     """
-    heads = as_heads(heads)
-    check_choice("kind", kind, KINDS)
-    causal = check_flag("causal", causal)
-    X3, single = check_sequences(X, d=heads.d)
+    X3, single = sequences_shape(X, d=heads.d)
     F, _, _ = forward(X3, heads.Theta, heads.W, kind, causal)
     return F[0] if single else F

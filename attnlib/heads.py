@@ -6,7 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import as_float_array, check_positive_float, check_positive_int, check_rng
+from ._arguments import arguments
+
+__all__ = ["Heads", "random_heads"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,7 +44,7 @@ class Heads:
     Theta: np.ndarray
     W: np.ndarray
 
-    def __post_init__(self):
+    def __post_init__(self):  # the constructor's arguments are declared below: they arrive as float arrays
         Theta = _as_head_stack("Theta", self.Theta)
         W = _as_head_stack("W", self.W)
         if Theta.shape != W.shape:
@@ -110,7 +112,8 @@ def as_heads(heads, d: int | None = None, *, name: str = "heads") -> Heads:
 
 
 def _as_head_stack(name: str, A) -> np.ndarray:
-    arr = as_float_array(name, A)
+    """A copy of ``A`` (already a checked float array) as a stack (m, d, d); the shape is checked here."""
+    arr = np.asarray(A, dtype=np.float64)
     if arr.ndim == 2:
         arr = arr[None]
     if arr.ndim != 3 or arr.shape[1] != arr.shape[2] or 0 in arr.shape:
@@ -118,6 +121,11 @@ def _as_head_stack(name: str, A) -> np.ndarray:
     return arr.copy()
 
 
+
+arguments(Theta="array", W="array")(Heads)
+
+
+@arguments(m="size", d="size", scale="tol", rng="rng")
 def random_heads(m: int, d: int, *, scale: float = 1.0, rng=None) -> Heads:
     """Draw m heads with Gaussian entries.
 
@@ -147,10 +155,6 @@ def random_heads(m: int, d: int, *, scale: float = 1.0, rng=None) -> Heads:
     >>> bool(2.0 < np.linalg.norm(heads.Theta[0]) < 4.5)
     True
     """
-    m = check_positive_int("m", m)
-    d = check_positive_int("d", d)
-    scale = check_positive_float("scale", scale)
-    rng = check_rng(rng)
     Theta = rng.normal(0.0, scale / d, size=(m, d, d))
     W = rng.normal(0.0, 1.0 / np.sqrt(d), size=(m, d, d))
     return Heads(Theta, W)

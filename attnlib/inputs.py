@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_positive_int, check_rng
+from ._arguments import arguments
 
 
-def _check_sizes(N, n, d) -> tuple[int, int, int]:
-    return check_positive_int("N", N), check_positive_int("n", n), check_positive_int("d", d)
-
-
+@arguments(N="size", n="size", d="size", rng="rng")
 def boolean_inputs(N: int, n: int, d: int, *, rng=None) -> np.ndarray:
     """Draw N sequences of n tokens, uniform on the hypercube {-1, +1}^(n x d).
 
@@ -32,11 +29,10 @@ def boolean_inputs(N: int, n: int, d: int, *, rng=None) -> np.ndarray:
     >>> X.shape, sorted(set(X.ravel().tolist()))
     ((5, 3, 4), [-1.0, 1.0])
     """
-    N, n, d = _check_sizes(N, n, d)
-    rng = check_rng(rng)
     return 2.0 * rng.integers(0, 2, size=(N, n, d)) - 1.0
 
 
+@arguments(N="size", n="size", d="size", rng="rng")
 def gaussian_inputs(N: int, n: int, d: int, *, rng=None) -> np.ndarray:
     """Draw N sequences of n tokens with i.i.d. standard normal entries.
 
@@ -56,6 +52,4 @@ def gaussian_inputs(N: int, n: int, d: int, *, rng=None) -> np.ndarray:
     >>> gaussian_inputs(5, 3, 4, rng=0).shape
     (5, 3, 4)
     """
-    N, n, d = _check_sizes(N, n, d)
-    rng = check_rng(rng)
     return rng.standard_normal((N, n, d))

@@ -6,12 +6,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import as_float_array, check_choice, check_flag, check_real, check_rng, check_targets
+from ._arguments import arguments, choice
+from ._validation import targets_shape
 from .attention import KINDS
-from .heads import Heads, as_heads
+from .heads import Heads
 from .training import loss_and_gradient_arrays
 
 
+@arguments(start="heads", end="heads", t="real")
 def interpolate(start: Heads, end: Heads, t: float) -> Heads:
     """The point ``(1 - t) * start + t * end`` of the segment between two layers.
 
@@ -22,8 +24,6 @@ def interpolate(start: Heads, end: Heads, t: float) -> Heads:
     >>> float(interpolate(a, b, 0.25).Theta[0, 0, 0])
     0.25
     """
-    start, end = as_heads(start, name="start"), as_heads(end, name="end")
-    t = check_real("t", t)
     if start.Theta.shape != end.Theta.shape:
         raise ValueError(
             f"the two endpoints must have the same (m, d); received {start!r} and {end!r}"
@@ -31,6 +31,7 @@ def interpolate(start: Heads, end: Heads, t: float) -> Heads:
     return Heads((1 - t) * start.Theta + t * end.Theta, (1 - t) * start.W + t * end.W)
 
 
+@arguments(X="array", Y="array", start="heads", end="heads", ts="array", kind=choice(*KINDS), causal="flag")
 def loss_along_line(X, Y, start: Heads, end: Heads, ts, *, kind: str = "softmax", causal: bool = False) -> np.ndarray:
     """Squared loss at ``interpolate(start, end, t)`` for every t in ``ts``.
 
@@ -62,13 +63,11 @@ def loss_along_line(X, Y, start: Heads, end: Heads, ts, *, kind: str = "softmax"
     >>> bool(L[0] < 1e-25 and L[2] < 1e-25 and L[1] > 1e-3)
     True
     """
-    check_choice("kind", kind, KINDS)
-    causal = check_flag("causal", causal)
-    start, end = as_heads(start, name="start"), as_heads(end, name="end")
-    ts = as_float_array("ts", ts)
     if ts.ndim != 1:
         raise ValueError(f"ts must be a 1-D array of positions; received shape {ts.shape}")
-    X, Y, last = check_targets(X, Y, start.d)
+    if start.Theta.shape != end.Theta.shape:
+        raise ValueError(f"the two endpoints must have the same (m, d); received {start!r} and {end!r}")
+    X, Y, last = targets_shape(X, Y, start.d)
     losses = []
     for t in ts:
         h = interpolate(start, end, t)
@@ -103,6 +102,7 @@ class Partners:
         return f"Partners({', '.join(name for name, _ in self.named())})"
 
 
+@arguments(heads="heads", kind=choice(*KINDS), rng="rng")
 def partners(heads: Heads, *, kind: str = "softmax", rng=None) -> Partners:
     """Other parameter points to draw lines to from ``heads``.
 
@@ -119,9 +119,6 @@ def partners(heads: Heads, *, kind: str = "softmax", rng=None) -> Partners:
     >>> partners(random_heads(2, 3, rng=0), kind="linear", rng=1)
     Partners(permuted, gauge, random)
     """
-    heads = as_heads(heads)
-    check_choice("kind", kind, KINDS)
-    rng = check_rng(rng)
     permuted = heads[np.roll(np.arange(heads.m), 1)] if heads.m >= 2 else None
     gauge = Heads(-heads.Theta, -heads.W) if kind == "linear" else None
     Theta = rng.standard_normal(heads.Theta.shape)

@@ -12,9 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_choice, check_flag, check_positive_float, check_positive_int, check_rng, check_targets
+from ._arguments import arguments, choice
+from ._validation import targets_shape
 from .attention import KINDS, forward
-from .heads import Heads, as_heads, random_heads
+from .heads import Heads, random_heads
+
+# loss_and_gradient_arrays is package-internal: the learners' kernel, not part of the reader's API
+__all__ = ["TrainResult", "loss_and_gradient", "squared_loss", "train"]
 
 #: the learning-rate schedules of :func:`train`
 SCHEDULES = ("constant", "cosine")
@@ -75,6 +79,7 @@ def loss_and_gradient_arrays(X, Y, last, Theta, W, kind, causal, need_grad=True)
     return loss, dTheta, dW
 
 
+@arguments(X="array", Y="array", heads="heads", kind=choice(*KINDS), causal="flag")
 def squared_loss(X, Y, heads: Heads, *, kind: str = "softmax", causal: bool = False) -> float:
     """Mean squared error of the layer on (X, Y), averaged over every target entry.
 
@@ -94,15 +99,13 @@ def squared_loss(X, Y, heads: Heads, *, kind: str = "softmax", causal: bool = Fa
     >>> squared_loss(X, attention(X, heads), heads)
     0.0
     """
-    heads = as_heads(heads)
-    check_choice("kind", kind, KINDS)
-    causal = check_flag("causal", causal)
-    X, Y, last = check_targets(X, Y, heads.d)
+    X, Y, last = targets_shape(X, Y, heads.d)
     with np.errstate(over="ignore", invalid="ignore"):
         loss = loss_and_gradient_arrays(X, Y, last, heads.Theta, heads.W, kind, causal, need_grad=False)[0]
     return _representable(loss)
 
 
+@arguments(X="array", Y="array", heads="heads", kind=choice(*KINDS), causal="flag")
 def loss_and_gradient(X, Y, heads: Heads, *, kind: str = "softmax", causal: bool = False):
     """The squared loss and its exact gradients with respect to Theta and W.
 
@@ -126,10 +129,7 @@ def loss_and_gradient(X, Y, heads: Heads, *, kind: str = "softmax", causal: bool
     >>> dTheta.shape, dW.shape
     ((2, 3, 3), (2, 3, 3))
     """
-    heads = as_heads(heads)
-    check_choice("kind", kind, KINDS)
-    causal = check_flag("causal", causal)
-    X, Y, last = check_targets(X, Y, heads.d)
+    X, Y, last = targets_shape(X, Y, heads.d)
     with np.errstate(over="ignore", invalid="ignore"):
         loss, dTheta, dW = loss_and_gradient_arrays(X, Y, last, heads.Theta, heads.W, kind, causal)
     _representable(loss, dTheta, dW)
@@ -161,6 +161,9 @@ class TrainResult:
         return iter((self.heads, self.loss))
 
 
+@arguments(X="array", Y="array", m="optsize", kind=choice(*KINDS), causal="flag", epochs="size", lr="tol",
+           batch_size="optsize", schedule=choice(*SCHEDULES), init="optheads",
+           init_scale="tol", X_val="optarray", Y_val="optarray", rng="rng")
 def train(
     X,
     Y,
@@ -220,17 +223,11 @@ def train(
     >>> bool(loss[-1] < loss[0])
     True
     """
-    rng = check_rng(rng)
-    check_choice("kind", kind, KINDS)
-    check_choice("schedule", schedule, SCHEDULES)
-    causal = check_flag("causal", causal)
-    epochs = check_positive_int("epochs", epochs)
-    lr = check_positive_float("lr", lr)
-    data = check_targets(X, Y)
+    data = targets_shape(X, Y)
     X, Y, last = data
     N, _, d = X.shape
     init = _initial_heads(m, init, init_scale, d, X.shape, rng)
-    batch = N if batch_size is None else min(check_positive_int("batch_size", batch_size), N)
+    batch = N if batch_size is None else min(batch_size, N)
     val = _validation_set(X_val, Y_val, d)
 
     adam = _Adam([init.Theta.copy(), init.W.copy()])
@@ -274,10 +271,8 @@ def _initial_heads(m, init, init_scale, d: int, shape, rng) -> Heads:
     if init is None:
         if m is None:
             raise ValueError("give the number of heads m, or a starting point init")
-        scale = check_positive_float("init_scale", init_scale)
-        init = random_heads(check_positive_int("m", m), d, scale=scale, rng=rng)
-    init = as_heads(init, name="init")
-    if m is not None and check_positive_int("m", m) != init.m:
+        init = random_heads(m, d, scale=init_scale, rng=rng)
+    if m is not None and m != init.m:
         raise ValueError(f"m={m} but init has {init.m} heads")
     if init.d != d:
         raise ValueError(f"init has d={init.d} but X has token dimension d={d} (shape {shape})")
@@ -290,7 +285,7 @@ def _validation_set(X_val, Y_val, d: int):
         return None
     if X_val is None or Y_val is None:
         raise ValueError("give both X_val and Y_val, or neither")
-    return check_targets(X_val, Y_val, d)
+    return targets_shape(X_val, Y_val, d, names=("X_val", "Y_val"))
 
 
 def _representable(loss: float, *grads: np.ndarray) -> float:

@@ -215,3 +215,99 @@ def test_softmax_rejects_nan_and_all_masked():
         softmax([[0.0, 1.0], [-np.inf, -np.inf]])
     with pytest.raises(TypeError, match="array of numbers"):
         softmax("abc")
+
+
+# --- rescaling, edge cases and bad input (moved from tests/test_bad_input.py) ---------------------
+XB = boolean_inputs(6, 3, 4, rng=1)
+HB = random_heads(2, 4, rng=0)
+
+
+def test_attention_of_huge_finite_input_is_rescaled():
+    """attention(np.full((3, 4), 1e160), H) was all NaN; the softmax sees only logit differences."""
+    F = attention(np.full((3, 4), 1e160), HB)
+    assert np.isfinite(F).all()
+    # every token is equal, so every weight is 1/3 and F = x W summed over heads, scaled by 1e160
+    expected = np.full((3, 4), 1.0) @ HB.W.sum(axis=0)
+    np.testing.assert_allclose(F / 1e160, expected, rtol=1e-12)
+
+
+def test_attention_rescaling_agrees_with_saturated_softmax():
+    Xg = gaussian_inputs(3, 4, 4, rng=7)
+    for causal in (False, True):
+        big = attention(Xg * 1e160, HB, causal=causal) / 1e160
+        # at scale 1e6 the softmax is already one-hot, as it is at 1e160
+        moderate = attention(Xg * 1e6, HB, causal=causal) / 1e6
+        np.testing.assert_allclose(big, moderate, rtol=1e-9, atol=1e-12)
+        A = attention_weights(Xg * 1e160, HB, causal=causal)
+        np.testing.assert_allclose(A.sum(axis=-1), 1.0)
+
+
+def test_softmax_edge_cases():
+    np.testing.assert_array_equal(softmax([5.0]), [1.0])
+    np.testing.assert_allclose(softmax([-np.inf, 0.0]), [0.0, 1.0])
+    np.testing.assert_allclose(softmax([1e308, -1e308]), [1.0, 0.0])
+    np.testing.assert_allclose(softmax(np.array([[1, 2]], dtype=np.int64), axis=0), [[1.0, 1.0]])
+    np.testing.assert_allclose(softmax(np.array([True, False])), [np.e / (1 + np.e), 1 / (1 + np.e)])
+
+
+def test_softmax_axis_is_an_integer_of_S():
+    """``axis`` has a structure of its own (an integer, negative ones from the end): checked by hand."""
+    np.testing.assert_allclose(softmax(np.zeros((2, 3)), axis=np.int64(-2)), np.full((2, 3), 0.5))
+    with pytest.raises(ValueError, match="axis must lie in"):
+        softmax([1.0, 2.0], axis=1)
+    with pytest.raises(TypeError, match="axis must be an integer"):
+        softmax([1.0, 2.0], axis=0.0)
+    with pytest.raises(TypeError, match="axis must be an integer"):
+        softmax([1.0, 2.0], axis=True)
+
+
+@pytest.mark.parametrize(("label", "call", "exc", "pattern"), [
+    ("softmax(None)", lambda: softmax(None), TypeError, r"S must be .*received None"),
+    ("softmax(complex)", lambda: softmax(np.array([1 + 2j, 3])), TypeError, r"S must be real; received a complex"),
+    ("softmax(nan)", lambda: softmax([np.nan, 0.0]), ValueError, r"S must be finite or -inf"),
+    ("softmax([])", lambda: softmax([]), ValueError, r"S must be non-empty"),
+    ("softmax(all -inf)", lambda: softmax([-np.inf, -np.inf]), ValueError, r"all -inf is undefined"),
+    ("attention(complex X)", lambda: attention(XB + 0j, HB), TypeError, r"X must be real"),
+    ("linear attention whose logits overflow", lambda: attention(np.full((3, 4), 1e160), HB, kind="linear"),
+     ValueError, r"largest \|X\| entry"),
+    ("attention(X of another d)", lambda: attention(XB[..., :3], HB), ValueError, r"X has token dimension 3"),
+    *[(f"{f.__name__}(causal={text!r})", lambda f=f, text=text: f(XB, HB, causal=text), TypeError,
+       r"causal must be True or False; received '(True|False)' \(str\)")
+      for f in (attention, attention_weights) for text in ("False", "True")],
+], ids=lambda v: v if isinstance(v, str) else "")
+def test_reproducer_raises_naming_the_argument(label, call, exc, pattern):
+    with pytest.raises(exc, match=pattern):
+        call()
+
+
+def test_flags_accept_numpy_booleans():
+    np.testing.assert_array_equal(attention(XB, HB, causal=np.bool_(True)), attention(XB, HB, causal=True))
+
+
+finite = st.floats(-1e300, 1e300, allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(finite, min_size=1, max_size=8))
+def test_softmax_of_finite_logits_is_a_distribution(logits):
+    p = softmax(logits)
+    assert np.isfinite(p).all() and abs(p.sum() - 1) < 1e-12 and (p >= 0).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(-300, 300), st.integers(0, 2**16))
+def test_softmax_attention_is_finite_at_every_scale(log_scale, seed):
+    Xg = gaussian_inputs(2, 3, 4, rng=seed) * 10.0 ** (log_scale / 2)
+    F = attention(Xg, HB)
+    assert np.isfinite(F).all()
+    np.testing.assert_allclose(attention_weights(Xg, HB).sum(axis=-1), 1.0)
+
+
+flag_like = st.one_of(st.text(max_size=5), st.integers(), st.floats(), st.none(), st.lists(st.booleans(), max_size=2))
+
+
+@settings(max_examples=60, deadline=None)
+@given(flag_like)
+def test_only_booleans_are_flags(value):
+    with pytest.raises(TypeError, match="causal must be True or False"):
+        attention(XB, HB, causal=value)

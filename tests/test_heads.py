@@ -4,6 +4,8 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from attnlib import Heads, random_heads
 
@@ -109,3 +111,29 @@ def test_random_heads_bad_sizes(m, d, exc):
 def test_random_heads_bad_scale(scale):
     with pytest.raises(ValueError, match="scale must be a finite positive number"):
         random_heads(2, 3, scale=scale)
+
+
+# --- seeds and sizes (moved from tests/test_bad_input.py) -----------------------------------------
+
+
+def test_rng_accepts_none_int_numpy_int_and_generator():
+    a = random_heads(2, 3, rng=5)
+    b = random_heads(2, 3, rng=np.int64(5))
+    c = random_heads(2, 3, rng=np.random.default_rng(5))
+    np.testing.assert_array_equal(a.Theta, b.Theta)
+    np.testing.assert_array_equal(a.Theta, c.Theta)
+    assert random_heads(2, 3, rng=None).m == 2
+
+
+def test_bad_rng_is_named_and_sizes_come_first():
+    with pytest.raises(TypeError, match=r"rng must be None, an integer"):
+        random_heads(2, 3, rng="abc")
+    with pytest.raises(TypeError, match=r"^m must be a positive integer"):
+        random_heads(2.5, 3, rng="abc")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(st.floats(), st.booleans(), st.integers(max_value=0), st.text(max_size=3), st.none()))
+def test_bad_sizes_are_named(value):
+    with pytest.raises((TypeError, ValueError), match="^d must be a positive integer"):
+        random_heads(2, value)

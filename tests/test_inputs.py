@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from attnlib import boolean_inputs, gaussian_inputs
 
@@ -45,3 +47,18 @@ def test_reproducible_with_seed_and_generator(sampler):
 def test_bad_sizes(sampler, args, exc, match):
     with pytest.raises(exc, match=match):
         sampler(*args)
+
+
+# --- seeds and sizes (moved from tests/test_bad_input.py) -----------------------------------------
+
+
+def test_sizes_accept_numpy_integers():
+    assert boolean_inputs(np.int64(2), np.int32(3), np.uint8(4), rng=0).shape == (2, 3, 4)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(st.text(max_size=5), st.floats(), st.booleans(), st.integers(max_value=-1),
+                 st.lists(st.integers(0, 5), max_size=2)))
+def test_bad_rng_is_named(value):
+    with pytest.raises((TypeError, ValueError), match="rng must be None, an integer seed"):
+        boolean_inputs(2, 2, 2, rng=value)

@@ -3,7 +3,16 @@
 import numpy as np
 import pytest
 
-from attnlib import Heads, attention, gaussian_inputs, loss_and_gradient, random_heads, squared_loss, train
+from attnlib import (
+    Heads,
+    attention,
+    boolean_inputs,
+    gaussian_inputs,
+    loss_and_gradient,
+    random_heads,
+    squared_loss,
+    train,
+)
 
 
 def finite_difference(X, Y, heads, kind, causal, h=1e-6):
@@ -136,3 +145,49 @@ def test_divergence_after_steps_is_reported():
 
     with pytest.raises(FloatingPointError, match=r"diverged: the loss is inf after 3 epochs; lower lr \(now 0\.5\)"):
         training._finite(float("inf"), 3, 0.5)
+
+
+# --- overflow, relations and bad input (moved from tests/test_bad_input.py) -----------------------
+XB = boolean_inputs(6, 3, 4, rng=1)
+HB = random_heads(2, 4, rng=0)
+YB = attention(XB, HB)
+
+
+def test_train_on_targets_whose_loss_overflows_names_Y():
+    """Targets near 1e180: the loss (quadratic) is not representable; an error names Y, not the learning rate."""
+    with pytest.raises(ValueError, match=r"overflows float64 \(X has entries up to 1, Y up to 1(\.\d+)?e\+180"):
+        train(XB, YB * 1e180 / np.abs(YB).max(), 1, epochs=2)
+
+
+def test_a_loss_that_overflows_names_its_inputs():
+    with pytest.raises(ValueError, match="squared loss of X, Y and heads overflows"):
+        squared_loss(XB * 1e200, YB, HB)
+    with pytest.raises(ValueError, match="squared loss of X, Y and heads overflows"):
+        loss_and_gradient(XB * 1e200, YB, HB)
+    assert np.isfinite(squared_loss(XB * 1e100, YB, HB))
+
+
+@pytest.mark.parametrize("text", ["False", "True"])
+@pytest.mark.parametrize("call", [
+    lambda v: train(XB, YB, 1, causal=v, epochs=1),
+    lambda v: squared_loss(XB, YB, HB, causal=v),
+    lambda v: loss_and_gradient(XB, YB, HB, causal=v),
+], ids=["train", "squared_loss", "loss_and_gradient"])
+def test_causal_must_be_a_bool_not_text(call, text):
+    with pytest.raises(TypeError, match=r"causal must be True or False; received '(True|False)' \(str\)"):
+        call(text)
+
+
+def test_relations_between_the_arguments_of_train_are_named():
+    with pytest.raises(ValueError, match=r"init_scale must be"):
+        train(XB, YB, 1, init_scale=0)
+    with pytest.raises(ValueError, match=r"give the number of heads m, or a starting point init"):
+        train(XB, YB, epochs=1)
+    with pytest.raises(ValueError, match=r"m=1 but init has 2 heads"):
+        train(XB, YB, 1, init=HB, epochs=1)
+    with pytest.raises(ValueError, match=r"init has d=3 but X has token dimension d=4"):
+        train(XB, YB, 1, init=random_heads(1, 3, rng=0), epochs=1)
+    with pytest.raises(ValueError, match=r"give both X_val and Y_val, or neither"):
+        train(XB, YB, 1, epochs=1, X_val=XB)
+    with pytest.raises(ValueError, match=r"Y_val must have shape"):
+        train(XB, YB, 1, epochs=1, X_val=XB, Y_val=YB[:2])

@@ -30,29 +30,20 @@ Modules, one concept each:
 * ``coefficients`` -- the coefficients p(Theta) of a layer and the SVD back to heads (chapters 3-4)
 * ``regression`` -- Algorithm 1: least squares on the features; a fit keeps its normal equations, so
   ``fit.certificate()`` certifies the same data without a second pass (chapter 4)
-* ``identifiability`` -- the certificate Lambda_D and its span form; how far approximate minimisers
-  can be (Lemma A.7, and the pairwise repair of Lemma E.2), under label noise, and for any feature
-  map (Lemma E.1) (chapter 5)
+* ``identifiability`` -- the certificate Lambda_D and its span form, and the certificate for any
+  feature map (Lemma E.1) (chapter 5)
+* ``bounds`` -- how far approximate minimisers can be: stopped early (Lemma A.7), under label
+  noise, and two of them on any targets (the pairwise repair of Lemma E.2) (chapter 5)
 * ``stack`` -- stacks of causal linear-attention layers (with optional MLP sublayers) trained by
   Adam, the layers arm of the paper's Fig. 1 (chapter 4)
 * ``experiments`` -- the chapters' experiments: learning curves, heads against regression,
   Adam on associative memories, the identifiability sweep (chapters 4-5)
 """
 
+from .bounds import NoisyBound, PairwiseBound, StoppingBound, noisy_label_bound, pairwise_bound, stopping_bound
 from .coefficients import coefficient_matrix, heads_from_coef, parameter_distance, parameter_map
 from .features import cubic_features, kernel, n_features
-from .identifiability import (
-                              Certificate,
-                              NoisyBound,
-                              PairwiseBound,
-                              PolynomialCertificate,
-                              StoppingBound,
-                              certificate,
-                              noisy_label_bound,
-                              pairwise_bound,
-                              polynomial_certificate,
-                              stopping_bound,
-)
+from .identifiability import Certificate, PolynomialCertificate, certificate, polynomial_certificate
 from .regression import LinearFit, fit_linear_attention
 
 __all__ = [

@@ -29,12 +29,13 @@ import functools
 import os
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
+from .._arguments import arguments
 from .._linalg import Cholesky, cholesky
-from .._validation import as_float_array, check_positive_int
+from ._sequences import Sequences
 
 # Chunks are sized so that the largest per-chunk buffer holds about this many floats.
 CHUNK_FLOATS = 2_000_000
@@ -44,10 +45,22 @@ CHUNK_FLOATS = 2_000_000
 _GEMM_FLOATS = 2_000_000
 
 
+@arguments(d="size")
 def n_features(d: int) -> int:
-    """psi = d^2 (d + 1) / 2, the number of distinct cubic features."""
-    d = check_positive_int("d", d)
+    """psi = d^2 (d + 1) / 2, the number of distinct cubic features.
+
+    Examples
+    --------
+    >>> from attnlib.rkhs import n_features
+    >>> n_features(2), n_features(3)
+    (6, 18)
+    """
     return d * d * (d + 1) // 2
+
+
+def d_from_psi(psi: int) -> int:
+    """The token dimension d whose cubic features number ``psi`` (the smallest d with at least that many)."""
+    return next(k for k in range(1, 10_000) if k * k * (k + 1) // 2 >= psi)
 
 
 @functools.lru_cache(maxsize=32)
@@ -107,98 +120,7 @@ def solve_memory(d: int, d_out: int) -> int:
     return 8 * floats + 4 * psi * psi
 
 
-# --- data: sequences to factor chunks -----------------------------------------
-
-
-@dataclass
-class Sequences:
-    """A validated batch: equal-length sequences as one array, or ragged ones.
-
-    ``blocks`` lists (example indices, array of shape (k, n, d)) with one block
-    per distinct length, so every computation is batched.
-    """
-
-    blocks: list
-    N: int
-    d: int
-    lengths: np.ndarray
-    single: bool
-    ragged: bool
-
-    def rows(self, mode: str) -> int:
-        """Number of feature rows: one per example, or one per token."""
-        return self.N if mode == "last" else int(self.lengths.sum())
-
-
-def as_sequences(X, *, name: str = "X", d: int | None = None) -> Sequences:
-    """Validate X: an array (n, d) or (N, n, d), or a list of (n_i, d) arrays."""
-    if isinstance(X, (list, tuple)):
-        if len(X) == 0:
-            raise ValueError(f"{name} is an empty list; give at least one sequence of shape (n_i, d)")
-        arrays = [as_float_array(f"{name}[{i}]", x) for i, x in enumerate(X)]
-        dims = set()
-        for i, x in enumerate(arrays):
-            if x.ndim != 2 or 0 in x.shape:
-                raise ValueError(
-                    f"{name}[{i}] must be one sequence of shape (n_i, d) with n_i, d >= 1; received shape {x.shape}"
-                )
-            dims.add(x.shape[1])
-        if len(dims) > 1:
-            raise ValueError(f"the sequences in {name} must share the token dimension d; received d in {sorted(dims)}")
-        lengths = np.array([x.shape[0] for x in arrays])
-        seq_d = dims.pop()
-        blocks = []
-        for n in np.unique(lengths):
-            idx = np.flatnonzero(lengths == n)
-            blocks.append((idx, np.stack([arrays[i] for i in idx])))
-        seqs = Sequences(blocks, len(arrays), seq_d, lengths, single=False, ragged=len(blocks) > 1)
-    else:
-        arr = as_float_array(name, X)
-        if arr.ndim not in (2, 3) or 0 in arr.shape:
-            raise ValueError(
-                f"{name} must have shape (n, d) for one sequence, (N, n, d) for a batch, or be a list of "
-                f"(n_i, d) arrays; received shape {arr.shape}"
-            )
-        single = arr.ndim == 2
-        X3 = arr[None] if single else arr
-        N, n, seq_d = X3.shape
-        seqs = Sequences([(np.arange(N), X3)], N, seq_d, np.full(N, n), single=single, ragged=False)
-    if d is not None and seqs.d != d:
-        raise ValueError(f"{name} has token dimension {seqs.d} but the model expects d={d}")
-    return seqs
-
-
-def as_targets(Y, seqs: Sequences, *, name: str = "Y") -> tuple[str, list]:
-    """Validate targets against the sequences.
-
-    Returns the kind of target ("last" or "every") and, per block of ``seqs``, the
-    target rows in the order :func:`factor_chunks` produces them.
-    """
-    N, d = seqs.N, seqs.d
-    if isinstance(Y, (list, tuple)):
-        if len(Y) != N:
-            raise ValueError(f"{name} is a list of {len(Y)} arrays but X has {N} sequences")
-        arrays = [as_float_array(f"{name}[{i}]", y) for i, y in enumerate(Y)]
-        for i, y in enumerate(arrays):
-            if y.shape != (seqs.lengths[i], d):
-                raise ValueError(
-                    f"{name}[{i}] must have shape ({seqs.lengths[i]}, {d}), a target at every token of X[{i}]; "
-                    f"received shape {y.shape}"
-                )
-        return "every", [np.concatenate([arrays[i] for i in idx]) for idx, _ in seqs.blocks]
-    Y = as_float_array(name, Y)
-    if Y.shape == (N, d) or (seqs.single and Y.shape == (d,)):
-        Y = Y.reshape(N, d)
-        return "last", [Y[idx] for idx, _ in seqs.blocks]
-    n = int(seqs.lengths[0])
-    if not seqs.ragged and (Y.shape == (N, n, d) or (seqs.single and Y.shape == (n, d))):
-        Y = Y.reshape(N, n, d)
-        return "every", [Y[idx].reshape(-1, d) for idx, _ in seqs.blocks]
-    every = f"({N}, {n}, {d})" if not seqs.ragged else "a list of (n_i, d) arrays"
-    raise ValueError(
-        f"Y must have shape ({N}, {d}) for last-token targets or {every} for a target at every token "
-        f"(X has {N} sequences of dimension d={d}); received shape {Y.shape}"
-    )
+# --- data: factor chunks ---------------------------------------------------------
 
 
 def _factors(X3: np.ndarray, mode: str) -> tuple[np.ndarray, np.ndarray]:
@@ -496,38 +418,3 @@ def warn_nonunique(rows: int, psi: int, rank: int, nearest: bool, stacklevel: in
         msg = (f"the features have rank {rank} < psi={psi} on these data (Lambda_D is singular): the "
                f"least-squares minimiser is not unique; returning {which}")
     warnings.warn(msg, RuntimeWarning, stacklevel=stacklevel)
-
-
-def power_of_two_scale(seqs) -> float:
-    """1, or the power of two that brings the largest entry of data outside [2**-16, 2**16] into [0.5, 1)."""
-    big = max(float(np.abs(arr).max()) for _, arr in seqs.blocks)
-    if big == 0.0 or 2.0**-16 <= big <= 2.0**16:
-        return 1.0
-    return float(np.ldexp(1.0, int(np.frexp(big)[1])))
-
-
-def rescaled(seqs, scale: float):
-    """``seqs`` divided by ``scale`` (exact for a power of two)."""
-    return seqs if scale == 1.0 else replace(seqs, blocks=[(idx, arr / scale) for idx, arr in seqs.blocks])
-
-
-def sixth_power(value, scale: float):
-    """``value * scale**6`` exactly (a power of two): an eigenvalue of ``Lambda_D`` of ``X / scale`` as one of X."""
-    if scale == 1.0:
-        return value
-    with np.errstate(over="ignore", under="ignore"):  # an eigenvalue of X far outside float range is inf or 0
-        return np.ldexp(value, 6 * (int(np.frexp(scale)[1]) - 1))
-
-
-def cube_scaled(coef: np.ndarray, scale: float, name: str) -> np.ndarray:
-    """``coef * scale**3`` exactly (a power of two), refusing a result that overflows or underflows."""
-    if scale == 1.0:
-        return coef
-    with np.errstate(over="ignore", under="ignore"):  # checked just below, with a clearer message
-        out = np.ldexp(coef, 3 * (int(np.frexp(scale)[1]) - 1))
-    if not np.isfinite(out).all() or np.any((out == 0) & (coef != 0)):
-        raise ValueError(
-            f"the coefficients for data {name} of this size do not fit in float64: the output is cubic in "
-            f"{name}, so they scale as 1 / {name}**3; rescale {name}"
-        )
-    return out

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_float_array, check_positive_int, check_tolerance
-from ..heads import Heads, as_heads
+from .._arguments import Kind, arguments
+from .._validation import as_float_array, describe
+from ..heads import Heads
 from . import _normal_equations as _ne
 from .features import n_features
 
+__all__ = ["coefficient_matrix", "heads_from_coef", "parameter_distance", "parameter_map"]
 
+
+@arguments(heads="heads")
 def parameter_map(heads: Heads) -> np.ndarray:
     """The coefficients p(Theta) of a linear attention layer on the cubic features.
 
@@ -43,7 +47,6 @@ def parameter_map(heads: Heads) -> np.ndarray:
     >>> bool(np.allclose(cubic_features(X) @ parameter_map(heads), attention(X, heads, kind="linear")[:, -1]))
     True
     """
-    heads = as_heads(heads)
     d = heads.d
     with np.errstate(over="ignore", invalid="ignore"):
         T = np.einsum("ilj,ika->jkla", heads.Theta, heads.W)  # T[j, k, l, a] = sum_i Theta_i[l, j] W_i[k, a]
@@ -58,6 +61,7 @@ def parameter_map(heads: Heads) -> np.ndarray:
     return C.reshape(-1, d)
 
 
+@arguments(coef="array")
 def coefficient_matrix(coef) -> np.ndarray:
     """The d^2 x d^2 matrix M of a coefficient vector, whose SVD gives the heads.
 
@@ -80,7 +84,6 @@ def coefficient_matrix(coef) -> np.ndarray:
     >>> coefficient_matrix(np.ones((18, 3))).shape
     (9, 9)
     """
-    coef = as_float_array("coef", coef)
     if coef.ndim != 2:
         raise ValueError(f"coef must have shape (psi, d); received shape {coef.shape}")
     d = coef.shape[1]
@@ -93,6 +96,7 @@ def coefficient_matrix(coef) -> np.ndarray:
     return M4.reshape(d * d, d * d)
 
 
+@arguments(coef="array", max_heads="optsize", rtol="opttol")
 def heads_from_coef(coef, *, max_heads: int | None = None, rtol: float | None = None) -> Heads:
     """Fold coefficients on the cubic features back into at most d^2 heads.
 
@@ -130,10 +134,6 @@ def heads_from_coef(coef, *, max_heads: int | None = None, rtol: float | None = 
     (True, True)
     """
     M = coefficient_matrix(coef)
-    if rtol is not None:
-        rtol = check_tolerance("rtol", rtol)
-    if max_heads is not None:
-        max_heads = check_positive_int("max_heads", max_heads)
     d = int(round(np.sqrt(M.shape[0])))
     U, s, Vt = np.linalg.svd(M)
     tol = (d * d * np.finfo(float).eps if rtol is None else rtol) * s[0]
@@ -146,8 +146,10 @@ def heads_from_coef(coef, *, max_heads: int | None = None, rtol: float | None = 
     return Heads(Theta, W)
 
 
-def as_coef(p, *, name: str = "coefficients") -> np.ndarray:
+def as_coef(p, *, name: str = "coefficients", check: bool = True) -> np.ndarray:
     """The coefficients (psi, d) of a layer given as Heads, a ``LinearFit`` or an array.
+
+    With ``check=False`` an array's entries are taken as they are (a declared argument, checked already).
 
     Examples
     --------
@@ -159,7 +161,9 @@ def as_coef(p, *, name: str = "coefficients") -> np.ndarray:
         return parameter_map(p)
     if hasattr(p, "coef") and hasattr(p, "predict"):  # a LinearFit
         return p.coef
-    coef = as_float_array(name, p)
+    if not isinstance(p, (np.ndarray, list, tuple)):
+        raise TypeError(f"{name} must be Heads, a LinearFit or an array of shape (psi, d); received {describe(p)}")
+    coef = as_float_array(name, p) if check else np.asarray(p, dtype=np.float64)
     if coef.ndim != 2:
         raise ValueError(
             f"{name} must be Heads, a LinearFit or an array of shape (psi, d); received shape {coef.shape}"
@@ -167,6 +171,13 @@ def as_coef(p, *, name: str = "coefficients") -> np.ndarray:
     return coef
 
 
+#: a layer: Heads, a LinearFit or coefficients of shape (psi, d); the body gets the coefficients
+LAYER = Kind("array", lambda name, value: as_coef(value, name=name), convert=lambda value: as_coef(value, check=False))
+#: the same, or None
+OPTLAYER = Kind("array", LAYER.check, optional=True, convert=LAYER.convert)
+
+
+@arguments(heads_a=LAYER, heads_b=LAYER)
 def parameter_distance(heads_a, heads_b) -> float:
     """The distance ``||p(Theta) - p(Theta')||_F`` between two linear attention layers.
 
@@ -190,7 +201,7 @@ def parameter_distance(heads_a, heads_b) -> float:
     >>> round(parameter_distance(heads, swapped), 12)
     0.0
     """
-    a, b = as_coef(heads_a, name="heads_a"), as_coef(heads_b, name="heads_b")
+    a, b = heads_a, heads_b
     if a.shape != b.shape:
         raise ValueError(f"the two layers heads_a and heads_b have coefficient shapes {a.shape} and {b.shape}; "
                          "they need the same d")

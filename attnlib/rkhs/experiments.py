@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_positive_float, check_positive_int, check_rng
+from .._arguments import arguments, instance, interval
 from ..attention import attention
 from ..heads import Heads, random_heads
 from ..inputs import gaussian_inputs
-from ..tasks.associative_memory import memory_heads, sample_memories
+from ..tasks.associative_memory import Memories, memory_heads, sample_memories
 from ..training import train
 from .coefficients import heads_from_coef, parameter_distance, parameter_map
 from .features import n_features
@@ -29,7 +29,11 @@ __all__ = ["HeadCount", "HeadsRace", "MemoryRuns", "Sweep", "adam_on_memories", 
            "identifiability_sweep",
            "heads_and_layers", "learning_curve", "minimisers_by_heads"]
 
+#: associative-memory tables with their teacher
+MEMORIES = instance(Memories, where="attnlib.tasks.associative_memory.sample_memories")
 
+
+@arguments(d="size", noise=interval(0.0, np.inf, high_open=True), Ns="optsizes", n="size", N_test="size", rng="rng")
 def learning_curve(d: int, noise: float, *, Ns=None, n: int = 6, N_test: int = 200, rng=None):
     """Relative test error of regression against N, for a random 2-head teacher with label noise.
 
@@ -53,7 +57,6 @@ def learning_curve(d: int, noise: float, *, Ns=None, n: int = 6, N_test: int = 2
     errors : ndarray
         ``||F_hat - F|| / ||F||`` on fresh inputs, one per N.
     """
-    rng = check_rng(rng)
     psi = n_features(d)
     Ns = np.unique(np.geomspace(psi // 2, 16 * psi, 9).astype(int)) if Ns is None else np.asarray(Ns)
     teacher = random_heads(2, d, rng=rng)
@@ -109,6 +112,8 @@ def _race_data(teacher: Heads, N: int, n: int, n_val: int, rng: np.random.Genera
     return X, Y, X_val, Y_val, float(np.mean((fit.predict(X_val) - Y_val) ** 2)), seconds
 
 
+@arguments(d="size", N="size", n="size", heads="sizes", seeds="size", epochs="size", lr="tol", batch_size="optsize",
+           n_val="size", rng="rng")
 def heads_vs_regression(d: int, *, N: int, n: int, heads=(1, 2, 4, 8), seeds: int = 1, epochs: int = 100,
                         lr: float = 1e-2, batch_size: int = 64, n_val: int = 256, rng=None) -> HeadsRace:
     """Train causal linear attention with each head count by Adam, and fit it by regression.
@@ -135,9 +140,6 @@ def heads_vs_regression(d: int, *, N: int, n: int, heads=(1, 2, 4, 8), seeds: in
     -------
     HeadsRace
     """
-    d, N, n = check_positive_int("d", d), check_positive_int("N", N), check_positive_int("n", n)
-    seeds, n_val = check_positive_int("seeds", seeds), check_positive_int("n_val", n_val)
-    rng = check_rng(rng)
     teacher = random_heads(1, d, rng=rng)
     X, Y, X_val, Y_val, regression, seconds = _race_data(teacher, N, n, n_val, rng)
     curves = {}
@@ -150,6 +152,8 @@ def heads_vs_regression(d: int, *, N: int, n: int, heads=(1, 2, 4, 8), seeds: in
     return HeadsRace(curves, regression, seconds)
 
 
+@arguments(d="size", N="size", n="size", heads="sizes", layers="sizes", seeds="size", epochs="size", lr="tol",
+           batch_size="size", n_val="size", rng="rng")
 def heads_and_layers(d: int, *, N: int, n: int, heads=(1, 2, 4), layers=(2,), seeds: int = 3, epochs: int = 100,
                      lr: float = 1e-2, batch_size: int = 64, n_val: int = 256, rng=None) -> HeadsRace:
     """Fig. 1 with the paper's scalar teacher: heads against layers against regression.
@@ -185,9 +189,6 @@ def heads_and_layers(d: int, *, N: int, n: int, heads=(1, 2, 4), layers=(2,), se
     >>> list(race.curves), race.curves["2 layers"].shape, bool(race.regression < 1e-20)
     (['1 head', '2 layers', '2 layers + MLP'], (1, 3), True)
     """
-    d, N, n = check_positive_int("d", d), check_positive_int("N", N), check_positive_int("n", n)
-    seeds, n_val = check_positive_int("seeds", seeds), check_positive_int("n_val", n_val)
-    rng = check_rng(rng)
     one = random_heads(1, d, rng=rng)
     W = np.zeros_like(one.W)
     W[:, :, 0] = one.W[:, :, 0]                      # scalar targets: only output coordinate 0
@@ -232,6 +233,7 @@ class MemoryRuns:
         return f"MemoryRuns(heads={self.heads})"
 
 
+@arguments(data=MEMORIES, heads="sizes", epochs="size", lr="tol", batch_size="optsize", init_scale="tol", rng="rng")
 def adam_on_memories(data, heads=(1, 2, 4, 8), *, epochs: int = 300, lr: float = 1e-2, batch_size=None,
                      init_scale: float = 1.0, rng=None) -> MemoryRuns:
     """Train linear attention by Adam on associative-memory tables; distance to the truth per head count.
@@ -256,8 +258,6 @@ def adam_on_memories(data, heads=(1, 2, 4, 8), *, epochs: int = 300, lr: float =
     >>> runs.heads, runs.distance.shape
     ((1, 2), (2,))
     """
-    rng = check_rng(rng)
-    heads = tuple(check_positive_int(f"heads[{k}]", m) for k, m in enumerate(heads))
     distance, loss = [], []
     for m, stream in zip(heads, rng.spawn(len(heads)), strict=True):
         run = train(data.X, data.Y, m, kind="linear", epochs=epochs, lr=lr, batch_size=batch_size,
@@ -286,6 +286,7 @@ class HeadCount:
     distance: dict
     method: dict
 
+    @arguments(H="size", tol="tol")
     def zero_loss(self, H: int, tol: float = 1e-12) -> np.ndarray:
         """Mask of the runs with H heads whose training MSE is at most ``tol`` (empirical risk minimisers)."""
         return self.loss[H] <= tol
@@ -294,6 +295,7 @@ class HeadCount:
         return f"HeadCount(heads={list(self.loss)}, runs={[v.size for v in self.loss.values()]})"
 
 
+@arguments(data=MEMORIES, heads="sizes", seeds="size", epochs="size", lr="tol", rng="rng")
 def minimisers_by_heads(data, heads=(1, 2, 16), *, seeds: int = 8, epochs: int = 3000, lr: float = 1e-2,
                         rng=None) -> HeadCount:
     """Empirical risk minimisers with each head count on realisable data, and their distance to the teacher.
@@ -338,15 +340,11 @@ def minimisers_by_heads(data, heads=(1, 2, 16), *, seeds: int = 8, epochs: int =
     >>> bool(runs.zero_loss(16).all()), bool((runs.distance[16] > 0.1).all())
     (True, True)
     """
-    seeds = check_positive_int("seeds", seeds)
-    epochs, lr = check_positive_int("epochs", epochs), check_positive_float("lr", lr)
-    rng = check_rng(rng)
     d = data.X.shape[-1]
     truth = parameter_map(data.heads)
     scale = np.linalg.norm(truth) / np.sqrt(truth.size)
     loss, distance, method = {}, {}, {}
     for H, stream in zip(heads, rng.spawn(len(heads)), strict=True):
-        H = check_positive_int("heads", H)
         losses, dists = [], []
         for seed in stream.spawn(seeds):
             if H >= d * d:
@@ -401,6 +399,7 @@ class Sweep:
         return f"Sweep(shares={self.shares.size}, solvers={list(self.distance)}, steps={self.steps})"
 
 
+@arguments(shares="axis", N="size", m="size", steps="size", N_test="size", rng="rng")
 def identifiability_sweep(shares, *, N: int = 2**14, m: int = 2, steps: int = 1000, N_test: int = 2000,
                           rng=None) -> Sweep:
     """For each orthogonal share: certificate, distance to the truth, and out-of-distribution error.
@@ -439,10 +438,8 @@ def identifiability_sweep(shares, *, N: int = 2**14, m: int = 2, steps: int = 10
     >>> sweep.rank.tolist(), bool(sweep.distance["exact"][0] < 1e-10), bool(sweep.distance["exact"][1] > 0.1)
     ([40, 36], True, True)
     """
-    N, N_test = check_positive_int("N", N), check_positive_int("N_test", N_test)
-    rng = check_rng(rng)
-    shares = np.atleast_1d(np.asarray(shares, dtype=float))
-    steps = check_positive_int("steps", steps)
+    if shares.min() < 0.0 or shares.max() > 1.0:
+        raise ValueError(f"shares must lie in [0, 1]; received values {shares.min():g} .. {shares.max():g}")
     test = sample_memories(N_test, m, rng=rng)
     heads = memory_heads(m)
     truth = parameter_map(heads)

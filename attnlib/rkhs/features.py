@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_flag
+from .._arguments import arguments
 from . import _normal_equations as _ne
+from . import _sequences as _seq
 
 n_features = _ne.n_features
 
+__all__ = ["cubic_features", "kernel", "n_features"]
 
+
+@arguments(X=_seq.SEQUENCES, causal="flag")
 def cubic_features(X, *, causal: bool = False):
     """The psi = d^2 (d + 1) / 2 distinct cubic features of linear attention.
 
@@ -48,8 +52,7 @@ def cubic_features(X, *, causal: bool = False):
     >>> cubic_features(X).shape, cubic_features(X, causal=True).shape
     ((5, 18), (5, 7, 18))
     """
-    seqs = _ne.as_sequences(X)
-    causal = check_flag("causal", causal)
+    seqs = X
     mode = "causal" if causal else "last"
     psi = n_features(seqs.d)
     _ne.check_memory("cubic_features", 8 * seqs.rows(mode) * psi + 8 * _ne.CHUNK_FLOATS, seqs.d)
@@ -61,6 +64,7 @@ def cubic_features(X, *, causal: bool = False):
     return Phi
 
 
+@arguments(X=_seq.SEQUENCES, X2=_seq.SEQUENCES)
 def kernel(X, X2):
     """The kernel of the cubic features: ``K[i, j] = <phi(X_i), phi(X2_j)>``.
 
@@ -88,8 +92,7 @@ def kernel(X, X2):
     >>> bool(np.allclose(kernel(X, X), cubic_features(X) @ cubic_features(X).T))
     True
     """
-    a = _ne.as_sequences(X, name="X")
-    b = _ne.as_sequences(X2, name="X2", d=a.d)
+    a, b = X, _seq.check_dimension(X2, X.d, "X2")
 
     def parts(seqs):
         G = np.empty((seqs.N, seqs.d, seqs.d))
@@ -109,5 +112,3 @@ def kernel(X, X2):
     if a.single and b.single:
         return float(K[0, 0])
     return K[0] if a.single else K[:, 0] if b.single else K
-
-

@@ -6,12 +6,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_flag, check_positive_int
+from .._arguments import arguments
 from ..heads import Heads
 from . import _normal_equations as _ne
-from .coefficients import as_coef, heads_from_coef
+from . import _sequences as _seq
+from .coefficients import OPTLAYER, heads_from_coef
 from .features import n_features
 from .identifiability import Certificate, certify
+
+__all__ = ["LinearFit", "fit_linear_attention"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -49,16 +52,17 @@ class LinearFit:
     _factor: object = field(default=None, repr=False)
     _scale: float = field(default=1.0, repr=False)
 
+    @arguments(X=_seq.SEQUENCES)
     def predict(self, X):
         """Outputs of the fitted layer: (N, d) at the last token, or (N, n, d) at every token.
 
         Uses the same targets as the fit (last token, every token, or causal).
         """
         d = self.coef.shape[1]
-        seqs = _ne.as_sequences(X, d=d)
+        seqs = _seq.check_dimension(X, d)
         # phi(X) c = phi(X / s) (s**3 c): data of extreme size are brought near 1 by a power of two s
-        scale = _ne.power_of_two_scale(seqs)
-        seqs, coef = _ne.rescaled(seqs, scale), _ne.cube_scaled(self.coef, scale, "X")
+        scale = _seq.power_of_two_scale(seqs)
+        seqs, coef = _seq.rescaled(seqs, scale), _seq.cube_scaled(self.coef, scale, "X")
         return _ne.map_rows(seqs, self.mode, lambda g, x: _ne.apply_coef(g, x, coef), d)
 
     def certificate(self) -> Certificate:
@@ -97,6 +101,7 @@ class LinearFit:
                 f"train_loss={self.train_loss:.3g}, solver={self.solver!r}, rank={self.rank}/{self.coef.shape[0]})")
 
 
+@arguments(X=_seq.SEQUENCES, Y=_seq.TARGETS, causal="flag", steps="optsize", start=OPTLAYER)
 def fit_linear_attention(X, Y, *, causal: bool = False, steps: int | None = None, start=None) -> LinearFit:
     """Learn multi-head linear attention by least squares on the cubic features (Algorithm 1).
 
@@ -155,36 +160,32 @@ def fit_linear_attention(X, Y, *, causal: bool = False, steps: int | None = None
     >>> fit.heads.m <= 9, fit.train_loss < 1e-20
     (True, True)
     """
-    seqs = _ne.as_sequences(X)
+    seqs = X
     if seqs.single:
         raise ValueError("X must be a batch of shape (N, n, d) or a list of sequences; received one sequence")
-    kind, targets = _ne.as_targets(Y, seqs)
-    causal = check_flag("causal", causal)
+    kind, targets = _seq.as_targets(Y, seqs)
     mode = "last" if kind == "last" else ("causal" if causal else "all")
     d = seqs.d
     psi = n_features(d)
     _ne.check_memory("fit_linear_attention", _ne.solve_memory(d, d), d)
-    c0 = None
-    if start is not None:
-        c0 = as_coef(start, name="start")
+    c0 = start  # the coefficients of the starting point (declared: Heads, a fit or an array become them)
+    if c0 is not None:
         if c0.shape != (psi, d):
             raise ValueError(f"start must have coefficients of shape ({psi}, {d}); received shape {c0.shape}")
 
     # data of extreme size are fitted as X / s (s a power of two; the features scale by s**3, the
     # coefficients by s**-3, and least squares, gradient descent and the rank are unchanged)
-    scale = _ne.power_of_two_scale(seqs)
-    seqs = _ne.rescaled(seqs, scale)
+    scale = _seq.power_of_two_scale(seqs)
+    seqs = _seq.rescaled(seqs, scale)
     if c0 is not None:
-        c0 = _ne.cube_scaled(c0, scale, "X")
+        c0 = _seq.cube_scaled(c0, scale, "X")
 
     # Algorithm 1: least squares on the cubic features (streamed; phi is never stored whole) ...
-    if steps is not None:
-        steps = check_positive_int("steps", steps)
     if steps is None:
         solution = _ne.solve(seqs, mode, targets, start=c0)
     else:
         solution = _ne.gradient_descent(seqs, mode, targets, steps, c0)
-    coef = _ne.cube_scaled(solution.coef, 1.0 / scale, "X")
+    coef = _seq.cube_scaled(solution.coef, 1.0 / scale, "X")
     # ... then the SVD of the coefficients gives back at most d^2 heads
     return LinearFit(heads_from_coef(coef), coef, solution.loss, mode, solution.solver, solution.rank,
                      solution.moments, solution.factor, scale)

@@ -21,14 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import (
-    check_cube_data,
-    check_flag,
-    check_positive_float,
-    check_positive_int,
-    check_rng,
-    check_sequences,
-)
+from .._arguments import arguments, instance
+from .._validation import cube_data_shape, sequences_shape
 
 __all__ = ["Stack", "StackRun", "init_stack", "stack_forward", "stack_loss_and_gradient", "train_stack"]
 
@@ -62,6 +56,7 @@ class Stack:
         return f"Stack(layers={self.layers}, heads={m}, d={d}, mlp={bool(self.P)})"
 
 
+@arguments(d="size", layers="size", heads="size", mlp="flag", hidden="optsize", scale="tol", rng="rng")
 def init_stack(d: int, *, layers: int = 2, heads: int = 1, mlp: bool = False, hidden: int | None = None,
                scale: float = 1.0, rng=None) -> Stack:
     """A random stack: Gaussian entries of variance scale^2 / d (attention) and 1 / fan-in (MLP).
@@ -72,11 +67,7 @@ def init_stack(d: int, *, layers: int = 2, heads: int = 1, mlp: bool = False, hi
     >>> init_stack(3, layers=2, heads=2, mlp=True, rng=0)
     Stack(layers=2, heads=2, d=3, mlp=True)
     """
-    d, layers = check_positive_int("d", d), check_positive_int("layers", layers)
-    heads = check_positive_int("heads", heads)
-    h = 4 * d if hidden is None else check_positive_int("hidden", hidden)
-    mlp, scale = check_flag("mlp", mlp), check_positive_float("scale", scale)
-    rng = check_rng(rng)
+    h = 4 * d if hidden is None else hidden
     s = scale / np.sqrt(d)
     Theta = [s * rng.standard_normal((heads, d, d)) for _ in range(layers)]
     W = [s * rng.standard_normal((heads, d, d)) for _ in range(layers)]
@@ -94,6 +85,11 @@ def _attention(H, Theta, W, mask):
     return (S @ HW).sum(axis=1), S, HW                                               # (B, n, d)
 
 
+#: a stack of the library's making
+STACK = instance(Stack, where="init_stack or train_stack")
+
+
+@arguments(stack=STACK, X="array")
 def stack_forward(stack: Stack, X):
     """The prediction ``H_L - X`` at every token, shape (N, n, d).
 
@@ -112,11 +108,9 @@ def stack_forward(stack: Stack, X):
 
 
 def _stack_inputs(stack, X):
-    """Validate a Stack and a batch X (N, n, d) of its width."""
-    if not isinstance(stack, Stack):
-        raise TypeError(f"stack must be a Stack (from init_stack or train_stack); received {type(stack).__name__}")
+    """A batch X (N, n, d) of the stack's width (both declared: shapes only)."""
     d = stack.Theta[0].shape[-1]
-    X, single = check_sequences(X, d=d)
+    X, single = sequences_shape(X, d=d)
     if single:
         raise ValueError(f"X must be a batch of shape (N, n, {d}); received one sequence of shape {X.shape[1:]}")
     return X
@@ -139,6 +133,7 @@ def _forward(stack: Stack, X):
     return H, cache, mask
 
 
+@arguments(stack=STACK, X="array", Y="array")
 def stack_loss_and_gradient(stack: Stack, X, Y):
     """Mean squared error of the stack on targets at every token, and its gradient.
 
@@ -157,7 +152,7 @@ def stack_loss_and_gradient(stack: Stack, X, Y):
     >>> [g.shape for g in grads.params()][:2]
     [(1, 2, 2), (1, 2, 2)]
     """
-    X, Y = check_cube_data(_stack_inputs(stack, X), Y, boolean=False)
+    X, Y = cube_data_shape(_stack_inputs(stack, X), Y)
     H, cache, mask = _forward(stack, X)
     R = H - X - Y
     loss = float(np.mean(R**2))
@@ -207,6 +202,8 @@ class StackRun:
     seconds: float
 
 
+@arguments(X="array", Y="array", layers="size", heads="size", mlp="flag", epochs="size", lr="tol", batch_size="size",
+           X_val="optarray", Y_val="optarray", rng="rng")
 def train_stack(X, Y, *, layers: int = 2, heads: int = 1, mlp: bool = False, epochs: int = 100,
                 lr: float = 1e-2, batch_size: int = 64, X_val=None, Y_val=None, rng=None) -> StackRun:
     """Fit a stack to targets at every token by Adam with a cosine schedule (as :func:`attnlib.train`).
@@ -237,17 +234,13 @@ def train_stack(X, Y, *, layers: int = 2, heads: int = 1, mlp: bool = False, epo
     >>> bool(run.loss[-1] < run.loss[0])
     True
     """
-    X, Y = check_cube_data(X, Y, boolean=False)
-    epochs, batch_size = check_positive_int("epochs", epochs), check_positive_int("batch_size", batch_size)
-    layers, heads = check_positive_int("layers", layers), check_positive_int("heads", heads)
-    mlp, lr = check_flag("mlp", mlp), check_positive_float("lr", lr)
-    rng = check_rng(rng)
+    X, Y = cube_data_shape(X, Y)
     if (X_val is None) != (Y_val is None):
         raise ValueError("X_val and Y_val must be given together (or neither, to validate on the training data)")
     if X_val is None:
         X_val, Y_val = X, Y
     else:
-        X_val, Y_val = check_cube_data(X_val, Y_val, boolean=False, d=X.shape[-1], names=("X_val", "Y_val"))
+        X_val, Y_val = cube_data_shape(X_val, Y_val, d=X.shape[-1], names=("X_val", "Y_val"))
     start = time.perf_counter()
     stack = init_stack(X.shape[-1], layers=layers, heads=heads, mlp=mlp, rng=rng)
     params = stack.params()

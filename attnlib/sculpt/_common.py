@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_positive_int
-from .._validation import data_shapes as check_data  # noqa: F401  (the sculpt modules' name)
+from .._validation import cube_data_shape as check_data  # noqa: F401  (the sculpt modules' name)
 from ..heads import as_heads as check_heads  # noqa: F401  (the sculpt modules' name for it)
 
 

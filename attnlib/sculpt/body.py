@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._arguments import arguments, instance, structure
-from .._validation import as_float_array, sequence_shape
+from .._validation import as_float_array, sequences_shape
 from ._common import SculptError, check_data, check_matrix, distinct_from, gap_features, gather_tokens, linprog_highs
 
 # Above this many halfspaces, a bounded LP is solved by adding violated constraints in rounds.
@@ -192,7 +192,7 @@ def halfspaces(X, certificates: Certificates) -> np.ndarray:
     Z : ndarray of shape (K, d, d)
         Competitors equal to x_b give Z = 0 and are skipped; duplicates are removed.
     """
-    X, _ = sequence_shape(X)
+    X, _ = sequences_shape(X)
     e, a, b = certificates.example, certificates.query, certificates.token
     N, n, d = X.shape
     if len(e) and (e.max() >= N or max(a.max(), b.max()) >= n):

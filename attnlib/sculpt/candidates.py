@@ -17,7 +17,7 @@ import numpy as np
 
 from .._arguments import arguments, instance
 from .._linalg import lstsq
-from .._validation import sequence_shape
+from .._validation import sequences_shape
 from ..attention import forward
 from ..heads import Heads
 from ._common import check_data, check_m, check_nonzero_labels
@@ -120,7 +120,7 @@ def design_matrix(X, Theta) -> np.ndarray:
     >>> int(np.linalg.matrix_rank(design_matrix(X, np.stack([heads.Theta[0]] * 2))))
     3
     """
-    X, single = sequence_shape(X)
+    X, single = sequences_shape(X)
     if single:
         raise ValueError(f"X must be a batch of shape (N, n, d); received one sequence of shape {X.shape[1:]}")
     N, n, d = X.shape

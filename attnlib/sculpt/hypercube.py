@@ -13,7 +13,7 @@ import itertools
 import numpy as np
 
 from .._arguments import arguments
-from .._validation import sequence_shape
+from .._validation import sequences_shape
 from ._common import check_matrix, gap_features
 
 _MAX_ENUMERATED_D = 16
@@ -100,7 +100,7 @@ def logit_gaps(X, Theta) -> np.ndarray:
     >>> logit_gaps(X, np.eye(4)).shape
     (2, 3, 3, 3)
     """
-    X3, single = sequence_shape(X)
+    X3, single = sequences_shape(X)
     Theta = check_matrix("Theta", Theta, X3.shape[-1])
     S = np.einsum("Nap,pq,Nbq->Nab", X3, Theta, X3)  # logits (N, n, n)
     G = S[:, :, :, None] - S[:, :, None, :]  # (N, a, b, c)
@@ -191,5 +191,5 @@ def constant_sequences(X) -> np.ndarray:
     >>> constant_sequences(X)
     array([ True, False])
     """
-    X3, _ = sequence_shape(X)
+    X3, _ = sequences_shape(X)
     return np.all(X3 == X3[:, :1], axis=(1, 2))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._arguments import arguments, instance
-from .._validation import sequence_shape
+from .._validation import sequences_shape
 from ..attention import forward
 from ..heads import Heads, random_heads
 from ..training import loss_and_gradient_arrays
@@ -75,7 +75,7 @@ def residual_jacobian(X, Theta, W) -> np.ndarray:
     >>> residual_jacobian(boolean_inputs(5, 4, 3, rng=1), heads.Theta, heads.W).shape
     (60, 36)
     """
-    X, _ = sequence_shape(X)
+    X, _ = sequences_shape(X)
     heads = check_heads(Heads(Theta, W), X.shape[-1])  # Theta and W (m, d, d) alike, d that of X
     Theta, W = heads.Theta, heads.W
     N, n, d = X.shape

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._arguments import arguments, instance
 from .._linalg import lstsq
-from .._validation import check_axis_values, sequence_shape
+from .._validation import check_axis_values, sequences_shape
 from ._common import (
     SculptError,
     check_data,
@@ -126,7 +126,7 @@ def proxy_margins(X, proxy) -> tuple[np.ndarray, np.ndarray]:
         ``min_c x_a^T P (x_b - x_c)`` over tokens c with a different value;
         ``inf`` when all tokens equal x_b.
     """
-    X, _ = sequence_shape(X)
+    X, _ = sequences_shape(X)
     P = check_proxy(proxy, X.shape[-1])
     L = np.einsum("Nap,pq,Nbq->Nab", X, P, X)  # proxy logits (N, a, b)
     b = L.argmax(axis=-1)

@@ -1,203 +1,174 @@
-"""Bounds on approximate minimisers: Lemma A.7 (stopping early), the pairwise repair of Lemma E.2,
-and the noisy bound at extreme input scales (issue 24, item 3).
+"""Tests of attnlib.rkhs.identifiability: the certificate Lambda_D, its span form and its bracket (chapter 5)."""
 
-Oracles: the features are rebuilt here from their definition (products of Gram entries with the
-last token, in another order than the library's), lambda_min and the least-squares loss come from
-``numpy.linalg.eigvalsh`` and ``numpy.linalg.lstsq`` on them, and the bounds are checked against
-layers whose coefficients are known exactly.
-"""
-
-from __future__ import annotations
 
 import numpy as np
 import pytest
+from _oracles import naive_features
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from attnlib import attention, gaussian_inputs, random_heads
+from attnlib import boolean_inputs, gaussian_inputs
 from attnlib.rkhs import (
+    certificate,
     fit_linear_attention,
-    noisy_label_bound,
-    pairwise_bound,
-    parameter_map,
-    stopping_bound,
+    n_features,
 )
 
 
-def naive_features(X):
-    """phi(X) from the definition: G[j, k] x_n[l] for j <= k, in (l, j, k) order."""
-    X = np.asarray(X, dtype=float)
-    out = []
-    for Xi in X:
-        G = Xi.T @ Xi
-        x = Xi[-1]
-        d = len(x)
-        out.append([G[j, k] * x[l] for l in range(d) for j in range(d) for k in range(j, d)])
-    return np.array(out)
+def test_certificate_matches_naive_second_moment():
+    rng = np.random.default_rng(17)
+    X = gaussian_inputs(150, 5, 3, rng=rng)
+    Phi = np.array([naive_features(x) for x in X])
+    eig = np.linalg.eigvalsh(Phi.T @ Phi / 150)
+    cert = certificate(X)
+    assert cert.identifiable and cert.rank == 18
+    assert cert.lam_min == pytest.approx(eig[0], rel=1e-8)
+    assert cert.lam_max == pytest.approx(eig[-1], rel=1e-10)
 
 
-def naive_lam_min(X):
-    Phi = naive_features(X)
-    return float(np.linalg.eigvalsh(Phi.T @ Phi / len(Phi))[0])
+@pytest.mark.parametrize("d,n,N", [(2, 3, 50), (3, 5, 500), (4, 2, 2000), (5, 8, 3000)])
+def test_boolean_data_are_never_identifiable(d, n, N):
+    rng = np.random.default_rng(d * n)
+    cert = certificate(boolean_inputs(N, n, d, rng=rng))
+    assert not cert.identifiable
+    # the d diagonal Gram entries all equal n, so (d - 1) d feature columns repeat others
+    assert cert.rank <= n_features(d) - d * (d - 1)
+    assert cert.lam_min == 0.0
+
+
+@pytest.mark.parametrize("rotate", [False, True])
+def test_one_hot_data_are_never_identifiable(rotate):
+    rng = np.random.default_rng(18)
+    d, n, N = 4, 6, 3000
+    X = np.eye(d)[rng.integers(0, d, size=(N, n))]
+    if rotate:
+        Q, _ = np.linalg.qr(rng.standard_normal((d, d)))
+        X = X @ Q
+    cert = certificate(X)
+    assert not cert.identifiable and cert.rank < cert.psi
+
+
+def test_certificate_on_gaussian_data_is_well_conditioned():
+    for d in (2, 3, 4, 6):
+        X = gaussian_inputs(3 * n_features(d), 6, d, rng=d)
+        cert = certificate(X)
+        Phi = np.array([naive_features(x) for x in X])
+        eig = np.linalg.eigvalsh(Phi.T @ Phi / len(X))
+        assert cert.identifiable and cert.lam_min == pytest.approx(eig[0], rel=1e-6)
+        assert cert.lam_min > 1e-4 * cert.lam_max  # far above the rank threshold psi * eps * lam_max
+
+
+def test_span_form_certifies_agreement_of_all_minimisers():
+    rng = np.random.default_rng(19)
+    X = boolean_inputs(300, 4, 3, rng=rng)
+    Y = rng.standard_normal((300, 3))
+    cert = certificate(X)
+    with pytest.warns(RuntimeWarning, match=r"rank 12 < psi=18"):  # the d (d - 1) repeated Gram columns
+        fit = fit_linear_attention(X, Y)
+    # another least-squares minimiser: add a null-space direction of the training features
+    Phi = np.array([naive_features(x) for x in X])
+    _, s, Vt = np.linalg.svd(Phi)
+    null = Vt[np.sum(s > 1e-8 * s[0]):]
+    other = fit.coef + null.T @ rng.standard_normal((null.shape[0], 3))
+    assert np.mean((Phi @ other - Y) ** 2) == pytest.approx(fit.train_loss, rel=1e-9)
+    X_hyper = boolean_inputs(50, 7, 3, rng=rng)  # other hypercube inputs, longer
+    X_gauss = gaussian_inputs(50, 7, 3, rng=rng)
+    for X_test, expect in ((X_hyper, True), (X_gauss, False)):
+        covered = cert.covers(X_test)
+        Phi_test = np.array([naive_features(x) for x in X_test])
+        gap = np.abs(Phi_test @ fit.coef - Phi_test @ other).max(axis=1)
+        assert covered.all() == expect and (~covered).all() == (not expect)
+        assert np.all(gap[covered] < 1e-8) and np.all(gap[~covered] > 1e-6)
+
+
+def test_span_residual_is_zero_on_training_inputs():
+    X = boolean_inputs(100, 4, 3, rng=20)
+    assert np.all(certificate(X).span_residual(X) < 1e-10)
+    assert np.all(certificate(X, causal=True).span_residual(X) < 1e-10)
 
 
 @pytest.fixture
-def data():
-    rng = np.random.default_rng(11)
-    X = gaussian_inputs(150, 5, 2, rng=rng)
-    teacher = random_heads(2, 2, rng=rng)
-    noise = 0.1 * rng.standard_normal((150, 2))
-    Y = attention(X, teacher, kind="linear")[:, -1]
-    return X, teacher, noise, Y, rng
+def bracket_path(monkeypatch):
+    """The certificate's Cholesky bracket at any size (it starts above 1000 features)."""
+    from attnlib.rkhs import identifiability
+
+    monkeypatch.setattr(identifiability, "_DENSE_UP_TO", 0)
 
 
-# --- the noisy bound at extreme scales (the bug: it divided by lambda_min of X / scale) -----------
+def test_bracket_certificate_matches_the_naive_spectrum(bracket_path):
+    rng = np.random.default_rng(36)
+    X = gaussian_inputs(400, 6, 4, rng=rng)
+    Phi = np.array([naive_features(x) for x in X])
+    eig = np.linalg.eigvalsh(Phi.T @ Phi / 400)
+    cert = certificate(X)
+    assert cert.method == "cholesky" and cert.identifiable and cert.rank == 40
+    low, high = cert.lam_min_bounds
+    assert low <= eig[0] <= high and high - low <= 2e-3 * eig[0]
+    assert cert.lam_min == pytest.approx(eig[0], rel=1e-8)
+    assert cert.lam_max == pytest.approx(eig[-1], rel=1e-10)
+    np.testing.assert_allclose(cert.eigenvalues, eig, rtol=1e-9, atol=1e-12 * eig[-1])  # computed when asked
+    assert np.all(cert.span_residual(gaussian_inputs(5, 7, 4, rng=rng)) == 0.0)  # the range is all of R^psi
+    # the fit's factor serves the same bracket
+    fit = fit_linear_attention(X, rng.standard_normal((400, 4)))
+    assert fit.certificate().lam_min_bounds == cert.lam_min_bounds
 
 
-@pytest.mark.parametrize("c", [2.0**-20, 2.0**20])
-def test_noisy_bound_at_extreme_scales_issue24(data, c):
-    """Inputs times c and the teacher times c**-3 compute the same targets; the coefficients scale by
-    c**-3, so squared distances (and the bound) by c**-6, and lambda_min by c**6."""
-    X, teacher, noise, Y, _ = data
-    at_one = noisy_label_bound(X, noise, fit_linear_attention(X, Y + noise).train_loss)
-    fit = fit_linear_attention(c * X, Y + noise)
-    scaled = noisy_label_bound(c * X, noise, fit.train_loss)
-    assert np.isclose(scaled.lam_min, at_one.lam_min * c**6, rtol=1e-6)
-    assert np.isclose(scaled.bound, at_one.bound * c**-6, rtol=1e-6)
-    # and it still bounds the least-squares fit's squared distance to the teacher's coefficients
-    dist2 = float(np.sum((fit.coef - parameter_map(teacher) / c**3) ** 2))
-    assert dist2 <= scaled.bound * (1 + 1e-6)
+def test_bracket_certificate_falls_back_to_eigh_for_singular_data(bracket_path):
+    X = boolean_inputs(500, 5, 3, rng=37)
+    cert = certificate(X)
+    assert cert.method == "eigh" and not cert.identifiable and cert.rank == 12 and cert.lam_min == 0.0
 
 
-# --- Lemma A.7: stopping early ---------------------------------------------------------------------
+# --- scale invariance and bad input (moved from tests/test_bad_input.py) -------------------------
+XL = gaussian_inputs(40, 4, 2, rng=3)
 
 
-def test_stopping_bound_is_d_epsilon_over_lambda_min(data):
-    X, *_ = data
-    b = stopping_bound(X, 0.02)
-    lam = naive_lam_min(X)
-    assert np.isclose(b.lam_min, lam, rtol=1e-8)
-    assert np.isclose(b.bound, 2 * 0.02 / lam, rtol=1e-8)
-    assert stopping_bound(X, 0.0).bound == 0.0
+@pytest.mark.parametrize("c", [1e60, 1e-60, 1e150, 1e-100])
+def test_certificate_is_scale_invariant(c):
+    """certificate(XL * 1e60) raised LinAlgError and certificate(XL * 1e-60) said rank 0."""
+    plain = certificate(XL)
+    scaled = certificate(XL * c)
+    assert scaled.identifiable and scaled.rank == plain.rank == scaled.psi
+    assert scaled.scale != 1.0
+    # the eigenvalues are those of XL * c / scale, i.e. plain's times (c / scale)**6
+    np.testing.assert_allclose(scaled.eigenvalues, plain.eigenvalues * (c / scaled.scale) ** 6, rtol=1e-8)
+    assert "of X /" in repr(scaled)
 
 
-def test_stopping_bound_holds_and_is_attained_along_the_lambda_min_direction(data):
-    X, teacher, _, Y, rng = data
-    Phi = naive_features(X)
-    lam, V = np.linalg.eigh(Phi.T @ Phi / len(Phi))
-    # naive_features orders columns (l, j, k); the library's p * d + l with pairs j < k first, then
-    # the diagonal: move the eigenvector to the library's order through the features themselves
-    from attnlib.rkhs import cubic_features
-    Phi_lib = cubic_features(X)
-    perm = [int(np.argmin(np.abs(Phi - Phi_lib[:, [c]]).sum(axis=0))) for c in range(Phi.shape[1])]
-    assert np.allclose(Phi[:, perm], Phi_lib)
-    v = V[perm, 0]
-    C_star = parameter_map(teacher)
-    for t in (1e-3, 0.1, 1.0):
-        C = C_star.copy()
-        C[:, 1] += t * v                              # a layer t away from the teacher, in direction v
-        eps = float(np.mean((Phi_lib @ C - Y) ** 2))
-        b = stopping_bound(X, eps)
-        assert np.isclose(t**2, b.bound, rtol=1e-6)    # equality: the bound is tight along v
-    for t in (1e-3, 0.1, 1.0):
-        C = C_star + t * rng.standard_normal(C_star.shape)
-        eps = float(np.mean((Phi_lib @ C - Y) ** 2))
-        assert np.sum((C - C_star) ** 2) <= stopping_bound(X, eps).bound * (1 + 1e-9)
+def test_certificate_of_ordinary_data_is_not_rescaled():
+    cert = certificate(XL)
+    assert cert.scale == 1.0 and "of X /" not in repr(cert)
 
 
-def test_stopping_bound_on_outputs(data):
-    X, teacher, _, Y, rng = data
-    b = stopping_bound(X, 0.01)
-    X_test = gaussian_inputs(20, 9, 2, rng=rng)
-    phi2 = np.sum(naive_features(X_test) ** 2, axis=1)
-    assert np.allclose(b.output_bound(X_test), b.bound * phi2, rtol=1e-10)
-    assert np.all(phi2 <= np.sum(X_test**2, axis=(1, 2)) ** 3 * (1 + 1e-12))   # ||phi||^2 <= ||X||_F^6
+def test_singular_data_stay_singular_at_every_scale():
+    Xb = boolean_inputs(200, 5, 2, rng=0)
+    for c in (1.0, 1e60, 1e-60):
+        cert = certificate(Xb * c)
+        assert not cert.identifiable and cert.rank == 4
 
 
-@pytest.mark.parametrize("c", [2.0**-20, 2.0**20])
-def test_stopping_bound_at_extreme_scales(data, c):
-    X, *_ = data
-    assert np.isclose(stopping_bound(c * X, 0.01).bound, stopping_bound(X, 0.01).bound * c**-6, rtol=1e-8)
-    assert np.isclose(stopping_bound(c * X, 0.01).lam_min, naive_lam_min(X) * c**6, rtol=1e-6)
+@settings(max_examples=40, deadline=None)
+@given(st.floats(-90, 90), st.integers(0, 2**16))
+def test_certificate_verdict_is_scale_invariant(log_scale, seed):
+    Xg = gaussian_inputs(30, 4, 2, rng=seed)
+    assert certificate(Xg * 10.0**log_scale).rank == certificate(Xg).rank
 
 
-# --- the pairwise bound: Lemma E.2 repaired ---------------------------------------------------------
+@pytest.mark.parametrize("text", ["False", "True"])
+def test_causal_must_be_a_bool_not_text(text):
+    with pytest.raises(TypeError, match=r"causal must be True or False; received '(True|False)' \(str\)"):
+        certificate(XL, causal=text)
 
 
-def test_pairwise_bound_matches_an_independent_least_squares(data):
-    X, _, noise, Y, _ = data
-    Phi = naive_features(X)
-    residual = Y + noise - Phi @ np.linalg.lstsq(Phi, Y + noise, rcond=None)[0]
-    ls_loss = float(np.mean(residual**2))
-    lam = naive_lam_min(X)
-    eps = ls_loss + 0.003
-    b = pairwise_bound(X, Y + noise, eps)
-    assert np.isclose(b.ls_loss, ls_loss, rtol=1e-8)
-    assert np.isclose(b.lam_min, lam, rtol=1e-8)
-    assert np.isclose(b.to_least_squares, 2 * 0.003 / lam, rtol=1e-6)
-    assert np.isclose(b.bound, 4 * 2 * 0.003 / lam, rtol=1e-6)
+def test_causal_accepts_a_numpy_bool():
+    assert certificate(XL, causal=np.False_).identifiable
 
 
-def test_pairwise_bound_holds_for_any_two_layers_and_is_attained(data):
-    X, _, noise, Y, rng = data
-    from attnlib.rkhs import cubic_features
-    Phi = cubic_features(X)
-    T = Y + noise
-    C_ls = np.linalg.lstsq(Phi, T, rcond=None)[0]
-    lam, V = np.linalg.eigh(Phi.T @ Phi / len(Phi))
-
-    def loss(C):
-        return float(np.mean((Phi @ C - T) ** 2))
-
-    for t in (1e-3, 0.1, 1.0):
-        up, down = C_ls.copy(), C_ls.copy()
-        up[:, 0] += t * V[:, 0]
-        down[:, 0] -= t * V[:, 0]                    # both at the same loss, 2t apart
-        eps = max(loss(up), loss(down))
-        b = pairwise_bound(X, T, eps)
-        assert np.isclose(np.sum((up - down) ** 2), b.bound, rtol=1e-5)
-        for _ in range(3):
-            A = C_ls + t * rng.standard_normal(C_ls.shape)
-            B = C_ls + t * rng.standard_normal(C_ls.shape)
-            b = pairwise_bound(X, T, max(loss(A), loss(B)))
-            assert np.sum((A - B) ** 2) <= b.bound * (1 + 1e-9)
-            assert np.sum((A - C_ls) ** 2) <= b.to_least_squares * (1 + 1e-9)
+def test_complex_X_is_refused():
+    with pytest.raises(TypeError, match=r"X must be real"):
+        certificate(XL + 1j)
 
 
-def test_pairwise_bound_needs_no_noise_and_agrees_with_the_noisy_form_at_the_teacher(data):
-    """With noisy realizable targets, epsilon - L_LS = epsilon - s + a^2: the noisy bound's numerator
-    with the concentration term replaced by what it must bound."""
-    X, teacher, noise, Y, _ = data
-    T = Y + noise
-    eps = float(np.mean(noise**2))                   # the teacher's own loss
-    b = pairwise_bound(X, T, eps)
-    nb = noisy_label_bound(X, noise, eps)
-    assert np.isclose(eps - b.ls_loss, nb.excess + nb.cross**2, rtol=1e-6)
-    # the teacher is an eps-minimiser, so it is within to_least_squares of the fit
-    fit = fit_linear_attention(X, T)
-    assert np.sum((fit.coef - parameter_map(teacher)) ** 2) <= b.to_least_squares * (1 + 1e-9)
-
-
-@pytest.mark.parametrize("c", [2.0**-20, 2.0**20])
-def test_pairwise_bound_at_extreme_scales(data, c):
-    X, _, noise, Y, _ = data
-    T = Y + noise
-    eps = fit_linear_attention(X, T).train_loss + 0.001
-    assert np.isclose(pairwise_bound(c * X, T, eps).bound, pairwise_bound(X, T, eps).bound * c**-6, rtol=1e-6)
-
-
-def test_bounds_refuse_what_they_cannot_bound(data):
-    X, _, noise, Y, _ = data
-    T = Y + noise
-    ls = fit_linear_attention(X, T).train_loss
-    with pytest.raises(ValueError, match="below the least-squares loss"):
-        pairwise_bound(X, T, 0.5 * ls)
-    assert pairwise_bound(X, T, ls).bound == pytest.approx(0.0, abs=1e-9)  # the fit itself: no room
-    signs = np.sign(X) + (X == 0)
-    for call in (lambda: stopping_bound(signs, 0.1), lambda: pairwise_bound(signs, T, 0.1)):
-        with pytest.raises(ValueError, match="Lambda_D is singular"):
-            call()
-    with pytest.raises(ValueError, match=r"epsilon must lie in \[0, inf\]"):
-        stopping_bound(X, -1.0)
-    with pytest.raises(ValueError, match=r"Y must have shape \(150, 2\)"):
-        pairwise_bound(X, T[:10], 0.1)
-    with pytest.raises(ValueError, match="last-token targets"):
-        pairwise_bound(X, np.zeros((150, 5, 2)), 0.1)
+def test_span_residual_names_test_inputs_of_another_dimension():
+    with pytest.raises(ValueError, match="X has token dimension 3 but the model expects d=2"):
+        certificate(boolean_inputs(50, 4, 2, rng=0)).span_residual(np.ones((2, 4, 3)))

@@ -1,9 +1,16 @@
 """Tests for attnlib.rkhs.experiments: the Part II experiments at tiny scale."""
 
 import numpy as np
+import pytest
 
 from attnlib.rkhs import certificate, n_features
-from attnlib.rkhs.experiments import HeadsRace, adam_on_memories, heads_vs_regression, learning_curve
+from attnlib.rkhs.experiments import (
+    HeadsRace,
+    adam_on_memories,
+    heads_vs_regression,
+    identifiability_sweep,
+    learning_curve,
+)
 from attnlib.tasks.associative_memory import sample_memories
 
 
@@ -35,3 +42,8 @@ def test_adam_on_memories_reports_distance_and_loss_per_head_count():
     for distance, loss in zip(runs.distance, runs.loss, strict=True):
         assert np.sqrt(d * loss / cert.lam_max) * (1 - 1e-9) <= distance
         assert distance <= np.sqrt(d * loss / cert.lam_min) * (1 + 1e-9)
+
+
+def test_identifiability_sweep_names_shares_outside_0_1():
+    with pytest.raises(ValueError, match=r"shares must lie in \[0, 1\]; received values 0.5 .. 1.5"):
+        identifiability_sweep([0.5, 1.5], N=64, steps=2, N_test=8, rng=0)

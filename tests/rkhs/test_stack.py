@@ -47,3 +47,30 @@ def test_training_reduces_the_loss_and_refuses_bad_shapes():
     assert run.val_loss[-1] < 0.5 * run.val_loss[0] and run.loss.shape == (21,)
     with pytest.raises(ValueError, match=r"Y must hold .* shape \(64, 4, 2\) like X; received shape \(64, 2\)"):
         train_stack(X, Y[:, -1], epochs=1)
+
+
+# --- relations between arguments (moved from tests/test_bad_input.py) -----------------------------
+XST = gaussian_inputs(8, 3, 2, rng=0)
+YST = XST[::-1].copy()
+
+
+def test_train_stack_needs_X_val_and_Y_val_together():
+    with pytest.raises(ValueError, match=r"X_val and Y_val must be given together"):
+        train_stack(XST, YST, epochs=1, X_val=XST)
+
+
+def test_stack_forward_names_a_stack_that_is_not_one():
+    with pytest.raises(TypeError, match=r"stack must be a Stack \(from init_stack or train_stack\)"):
+        stack_forward(None, XST)
+
+
+def test_data_of_another_width_or_shape_are_named():
+    stack = init_stack(2, rng=0)
+    with pytest.raises(ValueError, match=r"X has token dimension 3"):
+        stack_forward(stack, gaussian_inputs(2, 3, 3, rng=0))
+    with pytest.raises(ValueError, match=r"X must be a batch of shape \(N, n, 2\)"):
+        stack_forward(stack, XST[0])
+    with pytest.raises(ValueError, match=r"Y must hold the layer's output at every position"):
+        stack_loss_and_gradient(stack, XST, YST[:, -1])
+    with pytest.raises(ValueError, match=r"Y_val must hold the layer's output"):
+        train_stack(XST, YST, epochs=1, X_val=XST, Y_val=YST[:2])
