@@ -121,7 +121,6 @@ def _as_head_stack(name: str, A) -> np.ndarray:
     return arr.copy()
 
 
-
 arguments(Theta="array", W="array")(Heads)
 
 

@@ -123,7 +123,6 @@ def test_regression_on_whole_cube_fails_until_degree_2s_plus_1(s):
         assert fit.train_mse == pytest.approx(expected, abs=1e-9)
 
 
-
 def test_decoded_examples_are_parity_examples():
     inst = parity_instance(7, 3, rng=8)
     X = boolean_inputs(300, 2, 7, rng=9)
@@ -251,7 +250,6 @@ def test_scale_search_at_s1_reaches_the_closed_forms():
     # signed: the infimum is the bound 4, approached by opposite hard heads
     assert search_parity_betas(1, rng=2).total == pytest.approx(10.0, abs=1e-6)
     assert search_parity_betas(1, signed=True, rng=2).total == pytest.approx(4.0, abs=1e-6)
-
 
 
 def test_gradient_descent_learns_s1():

@@ -67,7 +67,6 @@ def test_explicit_layer_executes_dfas_on_long_words(S, A, seed):
         assert states.tolist() == naive_run(dfa.delta.tolist(), dfa.start, word.tolist())
 
 
-
 def test_explicit_output_is_exactly_the_next_state_one_hot():
     rng = np.random.default_rng(6)
     dfa = am.random_dfa(4, 3, rng=rng)
