@@ -138,7 +138,7 @@ def part_e(repeats: int, rng) -> dict:
         F = cubic_features(X).astype(np.float32)
         del X, Y
 
-        def covariance_eigh():
+        def covariance_eigh(F=F, N=N):  # bound now: the loop rebinds (and deletes) F
             Fc = F - F.mean(axis=0)
             w, _ = np.linalg.eigh(Fc.T @ Fc / np.float32(N))
             return w[0]
@@ -149,7 +149,7 @@ def part_e(repeats: int, rng) -> dict:
               f"the features {t['float32']:.2f} s  ->  float32 / certificate = {ratio:.1f}  (target >= 2)")
         out.append({"N": N, "certificate_seconds": t["certificate"], "float32_seconds": t["float32"],
                     "float32_over_certificate": ratio})
-        del F, fit
+        del F, fit, covariance_eigh  # the function's default holds F: free it before the next N
     return {"d": d, "n": n, "runs": out}
 
 

@@ -94,7 +94,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     missing = missing_tools()
     if missing:
-        print(f"PDF edition {'failed (--require)' if args.require else 'skipped'}: {', '.join(missing)} not found. Install TeX with "
+        print(f"PDF edition {'failed (--require)' if args.require else 'skipped'}: {', '.join(missing)} not found. "
+              "Install TeX with "
               "`bash scripts/install_latex.sh` (Debian/Ubuntu; see CONTRIBUTING.md), then rerun "
               f"`python scripts/book_pdf.py{' --student' if args.student else ''}`.")
         return 1 if args.require else 0

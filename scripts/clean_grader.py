@@ -103,7 +103,8 @@ def main(argv: list[str]) -> int:
         if done.returncode != 0 or not results.exists():
             print(done.stdout[-3000:], done.stderr[-3000:])
             return 1
-        tests = [t for t in json.loads(results.read_text())["tests"] if "max_score" in t and t["name"] != "Public Tests"]
+        tests = [t for t in json.loads(results.read_text())["tests"]
+                 if "max_score" in t and t["name"] != "Public Tests"]
         score, total = sum(t.get("score") or 0 for t in tests), sum(t["max_score"] for t in tests)
         print(f"{submission.name}: {score:g}/{total:g} in a clean grader " +
               " ".join(f"{t['name']}={t.get('score') or 0:g}" for t in tests))

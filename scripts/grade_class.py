@@ -140,7 +140,8 @@ def similarity(nb: dict, public_lines: list[str]) -> float | None:
 # --- grading ------------------------------------------------------------------------------------
 
 
-def grade_one(autograder: Path, submission: Path, timeout: float, command=otter_command, info: dict | None = None) -> dict:
+def grade_one(autograder: Path, submission: Path, timeout: float, command=otter_command,
+              info: dict | None = None) -> dict:
     """Grade one submission in its own process group; a row of the CSV."""
     start = time.monotonic()
     info = info if info is not None else read_autograder(autograder) if zipfile.is_zipfile(autograder) else {}
@@ -179,7 +180,8 @@ def grade_one(autograder: Path, submission: Path, timeout: float, command=otter_
             if status == "graded" and results.exists():
                 data = json.loads(results.read_text())
                 per_question = scores(data)
-                public = next((t.get("output", "") for t in data.get("tests", []) if t.get("name") == "Public Tests"), "")
+                public = next((t.get("output", "") for t in data.get("tests", [])
+                               if t.get("name") == "Public Tests"), "")
             elif progress.exists():  # stopped: the questions graded before that
                 per_question = {q: (float(s), float(m)) for q, (s, m) in json.loads(progress.read_text()).items()}
             if status == "graded" and not per_question:

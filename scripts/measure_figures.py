@@ -8,8 +8,9 @@ the scale (rendered / natural), and the size in px at which text drawn at the bo
 figure font (``attnlib.viz._style.MIN_PT``) lands on the page: ``pt * ppi / 72 * scale``, where
 ``ppi`` is the image's pixels per inch of the figure: 96 for an SVG (the size a browser gives it),
 ``attnlib.viz._style.FRAME_DPI`` for a widget's frame, ``--dpi`` for any other raster. It also
-prints the numbered caption and the alt text, if any. Use ``--width 390`` for a phone. Chromium at ``/usr/bin/chromium`` (or ``$CHROMIUM``) is
-driven by Playwright; the site is served on localhost and outside hosts are blocked.
+prints the numbered caption and the alt text, if any. Use ``--width 390`` for a phone. Chromium at
+``/usr/bin/chromium`` (or ``$CHROMIUM``) is driven by Playwright; the site is served on localhost and
+outside hosts are blocked.
 """
 
 from __future__ import annotations

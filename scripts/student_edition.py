@@ -273,7 +273,8 @@ def launch_targets(html_dir: Path) -> list[tuple[str, str, str, str]]:
                 parts = url.path.split("/v2/gh/", 1)[1].split("/")
                 urlpath = parse_qs(url.query).get("urlpath", [""])[0]
                 found.append((rel, "Binder", unquote("/".join(parts[2:])), re.sub(r"^(lab/)?tree/", "", urlpath)))
-            elif url.netloc.startswith("colab.") and "/github/" in url.path:   # Colab: /github/org/name/blob/branch/path
+            elif url.netloc.startswith("colab.") and "/github/" in url.path:
+                # Colab: /github/org/name/blob/branch/path
                 parts = url.path.split("/github/", 1)[1].split("/")
                 found.append((rel, "Colab", parts[3], "/".join(parts[4:])))
             elif not url.scheme and "_sources/" in url.path and url.path.endswith((".ipynb", ".md")):

@@ -226,7 +226,7 @@ def order_by_page(items: list) -> None:
     shared = sorted((items[k] for k in slots),
                     key=lambda item: (order.get(item.callspec.params["docname"], len(order)),
                                       SHARED.index(item.originalname)))
-    for k, item in zip(slots, shared):
+    for k, item in zip(slots, shared, strict=True):
         items[k] = item
 
 

@@ -404,10 +404,12 @@ for path in glob.glob("tests/q*.py"):
     with open(path, "w") as f:
         f.write("OK_FORMAT = True\\ntest = {}")''', ["open(", "tests/"]),
     "patches otter's doctest runner": ('''import otter.test_files.ok_test as ok_test
-ok_test.run_doctest = lambda name, code, env: (True, "")''', ["otter", "attribute assignment on a module (ok_test.run_doctest)"]),
+ok_test.run_doctest = lambda name, code, env: (True, "")''',
+                                        ["otter", "attribute assignment on a module (ok_test.run_doctest)"]),
     "patches the support file": ('''import assignment_support
 assignment_support.expect_close = lambda *args, **kwargs: True''',
-                                 ["assignment_support", "attribute assignment on a module (assignment_support.expect_close)"]),
+                                 ["assignment_support",
+                                  "attribute assignment on a module (assignment_support.expect_close)"]),
     "patches numpy.isclose": ('''import numpy
 numpy.isclose = lambda *args, **kwargs: numpy.True_''', ["attribute assignment on a module (numpy.isclose)"]),
     "hooks post_run_cell": ('''import pickle
@@ -538,7 +540,8 @@ def test_the_graded_notebook():
 
 
 def test_public_output_keeps_the_error_and_removes_hidden_text():
-    hidden_test = "OK_FORMAT = True\ntest = {'name': 'q1', 'suites': [{'cases': [{'code': '>>> assert secret_answer == 42', 'hidden': True}]}]}"
+    hidden_test = ("OK_FORMAT = True\ntest = {'name': 'q1', 'suites': [{'cases': "
+                   "[{'code': '>>> assert secret_answer == 42', 'hidden': True}]}]}")
     hidden = grading.hidden_lines({"./tests/q1.py": hidden_test})
     assert hidden == {"assert secret_answer == 42"}
     message = ("❌ Test case failed\nTrying:\n    x = 1\nExpecting nothing\nok\nFailed example:\n    f(1)\n"
@@ -547,7 +550,8 @@ def test_public_output_keeps_the_error_and_removes_hidden_text():
     shown = grading.public_message(message, hidden)
     assert "secret_answer" not in shown and "f(1)" in shown and "ValueError" in shown and len(shown) <= 600
     printed = "❌ Test case failed\nFailed example:\n    f(1)\nExpected nothing\nGot:\n    assert secret_answer == 42\n"
-    assert "secret" not in grading.public_message(printed, hidden) and "printed output" in grading.public_message(printed, hidden)
+    assert ("secret" not in grading.public_message(printed, hidden)
+            and "printed output" in grading.public_message(printed, hidden))
 
 
 def test_hand_in_notes_list_what_the_grader_skips():

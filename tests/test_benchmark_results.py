@@ -32,7 +32,8 @@ def test_results_file_says_how_it_was_measured(path):
     record = json.loads(path.read_text())
     assert FIELDS <= set(record), f"{path.name} lacks {sorted(FIELDS - set(record))}"
     assert record["benchmark"] == path.stem
-    assert re.match(rf"(OPENBLAS_NUM_THREADS=\d+ )?python benchmarks/{path.stem}\.py", record["command"]), record["command"]
+    assert re.match(rf"(OPENBLAS_NUM_THREADS=\d+ )?python benchmarks/{path.stem}\.py",
+                    record["command"]), record["command"]
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", record["date"]), record["date"]
     assert f"benchmarks/{path.stem}.py" in record["sources"], "the benchmark script itself must be hashed"
     assert any(p.startswith("attnlib/") for p in record["sources"]), "the library code it measured must be hashed"
@@ -126,7 +127,7 @@ def readme_ratio_problems(readme: str, results: dict) -> list[str]:
     if len(found) != len(expected):
         return [f"expected {len(expected)} lines under 'How fast', found {len(found)}"]
     return [f"line {i + 1}: README says {got}, the results file gives {want}"
-            for i, (got, want) in enumerate(zip(found, expected)) if got != want]
+            for i, (got, want) in enumerate(zip(found, expected, strict=True)) if got != want]
 
 
 def test_the_readme_quotes_the_current_ratios():

@@ -146,7 +146,8 @@ def test_the_pdf_link_counts_once_the_pdf_is_built(tmp_path, monkeypatch):
     pdf = pdf_edition().name
     links = [f"{base}{pdf}", f"{base}book/ch01.html#top"]
     assert broken_links(links, base, "book/ch01.html", {"top"}) == []
-    assert broken_links([f"{base}missing.html"], base, "book/ch01.html", set()) == [f"{base}missing.html (no such file)"]
+    assert (broken_links([f"{base}missing.html"], base, "book/ch01.html", set())
+            == [f"{base}missing.html (no such file)"])
     (tmp_path / pdf).write_bytes(b"%PDF-1.5")          # built: its link resolves
     assert broken_links(links, base, "book/ch01.html", {"top"}) == []
     assert broken_links([f"{base}book/{pdf}"], base, "book/ch01.html", set()) == [f"{base}book/{pdf} (no such file)"]
@@ -202,7 +203,8 @@ def test_the_scroll_cue_check_can_fail():
             "marked": False, "focusable": False, "wraps": False}
     wide = {**fits, "scroll": 700, "box": 360, "masked": True, "marked": True, "focusable": True}
     output = {**wide, "kind": "output"}
-    assert scroll_cue_problems([fits], phone=False) == [] and scroll_cue_problems([fits, wide, output], phone=True) == []
+    assert scroll_cue_problems([fits], phone=False) == []
+    assert scroll_cue_problems([fits, wide, output], phone=True) == []
     assert scroll_cue_problems([output], phone=False) == []  # the column test measures outputs at desktop width
     assert any("painted" in p for p in scroll_cue_problems([{**fits, "painted": True}], phone=False))
     assert any("that fits" in p for p in scroll_cue_problems([{**fits, "masked": True}], phone=True))
@@ -244,7 +246,8 @@ def test_search_box_finds_the_chapters(site, browser):
     assert not visit.errors, visit.errors
     chapters = [d for d in DOCNAMES if is_chapter(d)]
     assert any(any(h.split("?")[0].split("#")[0].endswith(f"{d}.html") for h in hrefs) for d in chapters), hrefs
-    assert prose_first(hrefs), f"the API reference is listed before the book's prose (_static/search-scorer.js): {hrefs}"
+    assert prose_first(hrefs), (
+        f"the API reference is listed before the book's prose (_static/search-scorer.js): {hrefs}")
 
 
 def prose_first(hrefs: list[str]) -> bool:
@@ -258,7 +261,8 @@ def prose_first(hrefs: list[str]) -> bool:
 def test_the_search_order_check_can_fail():
     assert prose_first(["ch05_certificate.html#x", "intro.html", "api/rkhs.html#attnlib.rkhs.Certificate"])
     assert not prose_first(["api/rkhs.html#attnlib.rkhs.Certificate", "ch05_certificate.html#x"])
-    assert prose_first(["ch05_certificate.html", "api/rkhs.html#attnlib.rkhs.Certificate", "ch05_certificate.html#index-1"])
+    assert prose_first(["ch05_certificate.html", "api/rkhs.html#attnlib.rkhs.Certificate",
+                        "ch05_certificate.html#index-1"])
 
 
 def test_live_code_explains_itself_offline(site, browser):

@@ -209,13 +209,16 @@ MATH = r"""() => {
 }"""
 
 
-@pytest.mark.parametrize("docname", [d for d in DOCNAMES if "\\(" in source(d).read_text() or "$" in source(d).read_text()])
+@pytest.mark.parametrize("docname", [d for d in DOCNAMES
+                                     if "\\(" in source(d).read_text() or "$" in source(d).read_text()])
 def test_math_has_assistive_mathml(docname, pages):
     info = pages.visit(docname).page.evaluate(MATH)
     assert info["formulas"] > 0, f"{docname}: no typeset math"
-    assert info["without_mml"] == 0, f"{docname}: {info['without_mml']} of {info['formulas']} formulas lack assistive MathML"
+    assert info["without_mml"] == 0, (
+        f"{docname}: {info['without_mml']} of {info['formulas']} formulas lack assistive MathML")
     assert info["visual_not_hidden"] == 0, f"{docname}: {info['visual_not_hidden']} visual formulas are not aria-hidden"
-    assert info["mml_hidden"] == 0, f"{docname}: {info['mml_hidden']} assistive MathML copies are hidden from screen readers"
+    assert info["mml_hidden"] == 0, (
+        f"{docname}: {info['mml_hidden']} assistive MathML copies are hidden from screen readers")
     assert "<mi" in info["example"] or "<mn" in info["example"], info["example"][:200]
 
 

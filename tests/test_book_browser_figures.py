@@ -103,7 +103,8 @@ def test_the_figure_checks_can_fail():
     assert any("soft" in p for p in figure_problems(old, 16, phone=False))
     assert any("below 9" in p for p in figure_problems({**svg, "natural": 640, "shown": 342}, 16, phone=True))
     frame = {**svg, "src": "frame", "svg": False, "frame": True, "natural": 1152, "shown": 576}
-    assert figure_problems(frame, 16, phone=False) == [] and figure_problems({**frame, "shown": 358}, 16, phone=True) == []
+    assert figure_problems(frame, 16, phone=False) == []
+    assert figure_problems({**frame, "shown": 358}, 16, phone=True) == []
     assert any("soft" in p for p in figure_problems({**frame, "natural": 640, "shown": 640}, 16, phone=False))
 
 

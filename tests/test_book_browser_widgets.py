@@ -73,7 +73,8 @@ def report():
     for name, info in pages.items():
         size = info.get("size", {})
         lines.append(f"{name}: {len(info.get('widgets', []))} widget(s), page {size.get('total', 0) / 1e6:.2f} MB "
-                     f"(HTML {size.get('html', 0) / 1e6:.2f} MB of which widget state {size.get('state', 0) / 1e6:.2f} MB, "
+                     f"(HTML {size.get('html', 0) / 1e6:.2f} MB of which widget state "
+                     f"{size.get('state', 0) / 1e6:.2f} MB, "
                      f"{size.get('n_images', 0)} images {size.get('images', 0) / 1e6:.2f} MB)")
         for w in info.get("widgets", []):
             moved = ", ".join(f"{c['name']} ({c['kind']}, {'changed' if c['changed'] else 'UNCHANGED'})"

@@ -132,7 +132,7 @@ def test_every_chapter_opens_a_page_in_reading_order():
     missing = [d for d in toc_top_docnames()[1:] if d not in found]
     assert not missing, f"no chapter-opening page found for {missing}"
     order = [found[d] for d in toc_top_docnames()[1:]]
-    assert order == sorted(order), f"chapters out of order: {dict(zip(toc_top_docnames()[1:], order))}"
+    assert order == sorted(order), f"chapters out of order: {dict(zip(toc_top_docnames()[1:], order, strict=True))}"
 
 
 def test_every_theorem_of_the_toc_is_typeset_with_its_title():

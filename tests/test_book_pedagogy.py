@@ -123,8 +123,8 @@ def edit(index, old, new):
 
 
 BROKEN = {
-    "core path of": lambda c: c[:2] + [md("## Long\n\n" + "word " * (pedagogy.CORE_WORDS + 1) + "\n```{admonition} Key idea\n"
-                                            ":class: tip\nOne.\n```")] + c[2:],
+    "core path of": lambda c: c[:2] + [md("## Long\n\n" + "word " * (pedagogy.CORE_WORDS + 1)
+                                          + "\n```{admonition} Key idea\n:class: tip\nOne.\n```")] + c[2:],
     "words on the core path": lambda c: c[:2] + [md("## Long\n\n" + "word " * (pedagogy.CELL_WORDS + 1))] + c[2:],
     "no 'Symbols in this chapter' box": edit(0, "Symbols in this chapter", "Notation"),
     "has no **Needs:** line": edit(0, "**Needs:**", "Needs"),

@@ -65,7 +65,8 @@ def test_allowed_numbers_are_still_there():
 
 @pytest.mark.parametrize("page", PROSE_PAGES, ids=IDS)
 def test_every_statement_says_its_source(page):
-    bad = [f"{s.label or s.title}: source {s.source!r}" for s in prose.statements(page) if not prose.source_kind(s.source)]
+    bad = [f"{s.label or s.title}: source {s.source!r}" for s in prose.statements(page)
+           if not prose.source_kind(s.source)]
     assert not bad, ("statements without an accepted :source: (ours, reconstruction, standard, or a text with "
                      "a {cite} role and the place):\n  " + "\n  ".join(bad))
 
@@ -140,12 +141,14 @@ def _glue_problems(pages):
                 problems.append(f"{page.name}: glue key {key!r} must start with {prefix!r}")
         for cell, kind, text in page.captions:
             if kind == "alt" and "{" in text:
-                problems.append(f"{page.name} cell {cell}: alt text is plain text, a role in it shows raw: {text[:80]!r}")
+                problems.append(f"{page.name} cell {cell}: alt text is plain text, "
+                                f"a role in it shows raw: {text[:80]!r}")
         for cell, key in prose.glue_references(page):
             if key not in page.glued:
                 problems.append(f"{page.name} cell {cell}: {{glue:text}}`{key}` is glued by no cell of the page")
         for _, text in page.markdown:
-            for other, key in __import__("re").findall(r"\{glue(?::text)?\}`([\w./-]+?)\.(?:ipynb|md)?::([^`:]+)", text):
+            for other, key in __import__("re").findall(
+                    r"\{glue(?::text)?\}`([\w./-]+?)\.(?:ipynb|md)?::([^`:]+)", text):
                 target = "book/" + Path(other).name if not other.startswith("book/") else other
                 if key not in glued.get(target, {}):
                     problems.append(f"{page.name}: {{glue:text}}`{other}::{key}` is glued by no cell of {target}")

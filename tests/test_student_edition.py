@@ -90,9 +90,12 @@ def test_the_student_build_renders_the_committed_outputs_without_executing():
 
 
 GATED = [
-    {"cell_type": "markdown", "metadata": {}, "source": "Exercise text.\n\n```{solution-start} ex-g\n:class: dropdown\n```\n\nWe build it:"},
-    {"cell_type": "code", "metadata": {}, "source": "secret_solution_value = 41 + 1", "outputs": [], "execution_count": 1},
-    {"cell_type": "markdown", "metadata": {}, "source": "Then the rest of the gated solution here.\n\n```{solution-end}\n```\n\nThe chapter goes on."},
+    {"cell_type": "markdown", "metadata": {},
+     "source": "Exercise text.\n\n```{solution-start} ex-g\n:class: dropdown\n```\n\nWe build it:"},
+    {"cell_type": "code", "metadata": {}, "source": "secret_solution_value = 41 + 1", "outputs": [],
+     "execution_count": 1},
+    {"cell_type": "markdown", "metadata": {},
+     "source": "Then the rest of the gated solution here.\n\n```{solution-end}\n```\n\nThe chapter goes on."},
     {"cell_type": "code", "metadata": {}, "source": "1 + 1", "outputs": [], "execution_count": 2},
 ]
 

@@ -142,7 +142,8 @@ def _why_function_runs_code(fn, own: set) -> str | None:
         target = deco.func if isinstance(deco, ast.Call) else deco
         name = _dotted(target)
         if (name not in SAFE_DECORATORS or name.split(".")[0] in own
-                or (isinstance(deco, ast.Call) and not all(_literal(a) for a in deco.args + [k.value for k in deco.keywords]))):
+                or (isinstance(deco, ast.Call)
+                    and not all(_literal(a) for a in deco.args + [k.value for k in deco.keywords]))):
             return f"the decorator @{ast.unparse(deco)} runs code when {fn.name} is defined"
     for default in fn.args.defaults + [d for d in fn.args.kw_defaults if d is not None]:
         if not _plain_name_or_literal(default):
@@ -160,7 +161,8 @@ def _keep_class_body(body: list, own: set) -> tuple[list, list]:
                 continue
             _strip_annotations(node)
             kept.append(node)
-        elif isinstance(node, ast.Assign) and _literal(node.value) and all(isinstance(t, ast.Name) for t in node.targets):
+        elif (isinstance(node, ast.Assign) and _literal(node.value)
+              and all(isinstance(t, ast.Name) for t in node.targets)):
             kept.append(node)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and (
                 node.value is None or _literal(node.value)) and _dotted(node.annotation):
@@ -204,7 +206,8 @@ def keep_statement(node: ast.stmt, given: dict, own: set) -> tuple[ast.stmt | No
         node.body = node.body or [ast.Pass()]
         return node, ("; ".join(notes) or None)
     if isinstance(node, ast.Assign) and _literal(node.value) and all(
-            isinstance(t, ast.Name) or (isinstance(t, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in t.elts))
+            isinstance(t, ast.Name)
+            or (isinstance(t, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in t.elts))
             for t in node.targets):
         if rebinds:
             return None, f"rebinds the given name {rebinds[0]}: {line}"
@@ -272,7 +275,7 @@ def graded_notebook(nb: dict, given: dict, tests: dict[str, str], progress: str 
 
     for source in given.get("preamble", []):
         cells.append(code(source))
-    for i, module in code_cells(nb):
+    for i, _module in code_cells(nb):
         kept, notes = definitions(_source(nb["cells"][i]), given)
         dropped += [f"cell {i + 1}: {n}" for n in notes]
         if kept.strip():
@@ -360,7 +363,8 @@ def _node_flags(node, modules: set) -> list[str]:
             out.append("open(")
         if name in ("setattr", "delattr") and node.args and (_dotted(node.args[0]) or "").split(".")[0] in modules:
             out.append(f"attribute assignment on a module ({ast.unparse(node.args[0])})")
-    elif isinstance(node, ast.Constant) and isinstance(node.value, str) and re.search(r"(^|[/\\])tests[/\\]", node.value):
+    elif (isinstance(node, ast.Constant) and isinstance(node.value, str)
+          and re.search(r"(^|[/\\])tests[/\\]", node.value)):
         out.append("tests/")
     elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in FLAG_METHODS:
         out.append(node.name)
@@ -455,7 +459,8 @@ def public_message(message: str, hidden: set, limit: int = PUBLIC_OUTPUT) -> str
     if any(line.strip() == "Got:" for line in lines):
         error = "the test printed output (not shown)"
     else:
-        errors = [line.strip() for line in lines if re.match(r"\s*[A-Za-z_.]*(Error|Exception|Exceeded|Forbidden)\b.*:", line)]
+        errors = [line.strip() for line in lines
+                  if re.match(r"\s*[A-Za-z_.]*(Error|Exception|Exceeded|Forbidden)\b.*:", line)]
         error = errors[-1] if errors else (lines[-1].strip() if lines else "")
     out = [lines[0] if lines else "❌ Test case failed"]
     if example:

@@ -298,7 +298,7 @@ def _child(w: int, fn, args, kwargs, allow, measure: bool) -> None:
         for fd in (0, 1, 2):
             os.dup2(devnull, fd)
         keep = sorted({0, 1, 2, w})
-        for lo, hi in zip(keep, keep[1:] + [1 << 20]):
+        for lo, hi in zip(keep, keep[1:] + [1 << 20], strict=True):
             os.closerange(lo + 1, hi)  # the kernel's sockets: nothing the student does reaches them
         sys.stdin, sys.stdout, sys.stderr = io.StringIO(), io.StringIO(), io.StringIO()
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -311,7 +311,7 @@ def _child(w: int, fn, args, kwargs, allow, measure: bool) -> None:
             result = fn(*args, **kwargs)
         peak = tracemalloc.get_traced_memory()[1] if measure else None
         changed = [None if b is None or np.array_equal(a, b, equal_nan=True) else _encode(a)
-                   for a, b in zip(args, before)]
+                   for a, b in zip(args, before, strict=True)]
         payload = ("ok", _encode(result), peak, changed)
     except BaseException as err:  # everything goes back to the parent as data
         message = str(err)[:2000]
@@ -367,7 +367,7 @@ def _run_isolated(fn, args, kwargs, seconds: float, allow, measure: bool):
         shown = message if names[0] == cls.__name__ else f"{names[0]}: {message}"
         raise cls(shown)
     _, tree, peak, changed = payload
-    for arg, new in zip(args, changed):
+    for arg, new in zip(args, changed, strict=True):
         if new is not None:  # the function changed an input in place: so does the parent's copy
             with contextlib.suppress(Exception):
                 np.copyto(arg, _decode(new))
@@ -490,7 +490,7 @@ def _same(got, expected) -> bool:
         return isinstance(got, (int, np.integer)) and not isinstance(got, (bool, np.bool_)) and int(got) == expected
     if isinstance(expected, tuple):
         return (isinstance(got, tuple) and len(got) == len(expected)
-                and all(_same(g, e) for g, e in zip(got, expected)))
+                and all(_same(g, e) for g, e in zip(got, expected, strict=True)))
     return type(got) is type(expected) and got == expected
 
 
@@ -500,7 +500,8 @@ def expect_equal(got, expected, what: str) -> bool:
     if not _same(got, expected):
         kind = type(expected).__name__
         raise AssertionError(f"{what}: got {got!r} ({type(got).__name__}); expected a different {kind}"
-                             if type(got) is type(expected) else f"{what}: got a {type(got).__name__}, expected a {kind}")
+                             if type(got) is type(expected)
+                             else f"{what}: got a {type(got).__name__}, expected a {kind}")
     return True
 
 

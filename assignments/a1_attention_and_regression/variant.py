@@ -199,8 +199,9 @@ def parameters(rng: np.random.Generator) -> dict:
               "q6_to_words": ", ".join(str(t) for t in main["copies"]["to"])})
     d_b, m_b = 7 - d, int(rng.choice([1, 2, 4]))  # d_b: the other of 3 and 4
     other = _experiment(rng, seed, d_b, n, n_test, 100, m_b)
-    p.update({"m_q6b": m_b, "d_q6b": d_b, "q6_order_b": other["copies"]["order"], "seed_q6d": other["seeds"][0], "seed_q6e": other["seeds"][1],
-              "seed_q6f": other["seeds"][2], "N_lo_b": other["N_lo"], "N_hi_b": other["N_hi"],
+    p.update({"m_q6b": m_b, "d_q6b": d_b, "q6_order_b": other["copies"]["order"],
+              "seed_q6d": other["seeds"][0], "seed_q6e": other["seeds"][1], "seed_q6f": other["seeds"][2],
+              "N_lo_b": other["N_lo"], "N_hi_b": other["N_hi"],
               "q6_to_b": other["copies"]["to"], "q6_from_b": other["copies"]["from"],
               "q6_signs_b": other["copies"]["signs"], "q6_answer_b": _q6_answer(name, other["exact"])})
     return p

@@ -34,7 +34,8 @@ def _q1(form: str) -> dict:
                       "assert _s.expect_close(np.trace(_L), 1.0, \"the trace of the normalised second moment\")"}[form]
     expected = {"plain": "_expected = _Phi.T @ _Phi / len(_Phi)",
                 "weighted": "_expected = (_Phi * _w[:, None]).T @ _Phi / _w.sum()",
-                "normalised": "_U = _Phi / np.linalg.norm(_Phi, axis=1, keepdims=True)\n_expected = _U.T @ _U / len(_U)"}
+                "normalised": "_U = _Phi / np.linalg.norm(_Phi, axis=1, keepdims=True)\n"
+                              "_expected = _U.T @ _U / len(_U)"}
     return {"q1_args": "X, w" if form == "weighted" else "X", "q1_words": words, "q1_in": line,
             "q1_public": public, "q1_expected": expected[form], "q1_call": "_X, _w" if form == "weighted" else "_X"}
 
@@ -42,14 +43,16 @@ def _q1(form: str) -> dict:
 def _q2(form: str, tol: float) -> dict:
     if form == "deficiency":
         return {"q2_name": "rank_deficiency", "q2_in": "", "q2_out": "int(small.sum())",
-                "q2_words": r"the number of eigenvalues of $\Lambda_D$ at most $\psi\,\varepsilon\,\lambda_{\max}$ (with "
+                "q2_words": r"the number of eigenvalues of $\Lambda_D$ at most "
+                            r"$\psi\,\varepsilon\,\lambda_{\max}$ (with "
                             r"$\varepsilon$ = `np.finfo(float).eps`), as a Python `int`: $\psi$ minus the numerical "
                             r"rank, and 0 exactly when $\Lambda_D$ has full rank",
                 "q2_reference": f"int(np.sum(_ev <= {EPS_RULE}))"}
     if form == "tolerance":
         return {"q2_name": "certified", "q2_out": "bool(not small.any())",
                 "q2_in": f"small = eigenvalues <= {tol:g} * eigenvalues[-1]      # this variant's tolerance",
-                "q2_words": rf"`True` when $\Lambda_D$ has full rank at the tolerance $\tau={tol:g}$: when its smallest "
+                "q2_words": rf"`True` when $\Lambda_D$ has full rank at the tolerance $\tau={tol:g}$: "
+                            r"when its smallest "
                             rf"eigenvalue exceeds $\tau\,\lambda_{{\max}}$",
                 "q2_reference": f"bool(_ev[0] > {tol:g} * _ev[-1])"}
     return {"q2_name": "certified", "q2_in": "", "q2_out": "bool(not small.any())",
@@ -61,7 +64,8 @@ def _q2(form: str, tol: float) -> dict:
 def _q4(form: str) -> dict:
     words = {"book": r"$\log(A[a,b]/A[a,c])=x_a^\top\Theta(x_b-x_c)=\langle\Theta, Z\rangle$",
              "keys first": r"with the logits written key first, $A[a,b]\propto\exp(x_b^\top\Theta x_a)$ (the transpose "
-                           r"of the book's $\Theta$), $\log(A[a,b]/A[a,c])=(x_b-x_c)^\top\Theta x_a=\langle\Theta, Z\rangle$",
+                           r"of the book's $\Theta$), "
+                           r"$\log(A[a,b]/A[a,c])=(x_b-x_c)^\top\Theta x_a=\langle\Theta, Z\rangle$",
              "reversed": r"$\log(A[a,c]/A[a,b])=\langle\Theta, Z\rangle$ (note the order: key $c$ over key $b$)"}[form]
     out = {"book": "Z", "keys first": "Z.T", "reversed": "-Z"}[form]
     Z = np.outer([1.0, -1.0], np.array([1.0, 1.0]) - np.array([-1.0, 1.0]))
@@ -89,7 +93,8 @@ def _q6(order: str, failure: str) -> dict:
     return {"q6_return": "Theta, W" if order == "TW" else "W, Theta",
             "q6_return_words": "the pair `(Theta, W)`" if order == "TW" else "the pair `(W, Theta)` (in that order)",
             "q6_unpack": "" if order == "TW" else "(lambda _pair: _pair[::-1])",
-            "q6_fail": "raise ValueError(why)" if failure == "raise" else "return None  # this variant refuses with None",
+            "q6_fail": ("raise ValueError(why)" if failure == "raise"
+                        else "return None  # this variant refuses with None"),
             "q6_fail_words": "(raises `ValueError`, saying which condition failed)" if failure == "raise"
             else "(returns `None`)",
             "q6_fails": fails[failure]}

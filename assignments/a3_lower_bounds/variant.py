@@ -37,8 +37,10 @@ def _q1(row: int, key: int, layout: str) -> dict:
 
 
 def _q2(r: str, o: str) -> dict:
-    lines = (["W = np.roll(W, 1, axis=1)                              # read-out row d - 1 -> 0"] if r == "0" else []) \
-        + (["W = np.roll(W, -1, axis=2)                             # output column 0 -> d - 1"] if o == "d - 1" else [])
+    lines = (["W = np.roll(W, 1, axis=1)                              # read-out row d - 1 -> 0"]
+             if r == "0" else []) \
+        + (["W = np.roll(W, -1, axis=2)                             # output column 0 -> d - 1"]
+           if o == "d - 1" else [])
     return {"q2_r_tex": r.replace(" ", ""), "q2_o_tex": o.replace(" ", ""), "q2_o_code": o, "q2_in": "\n".join(lines),
             "q2_r_of": f"(lambda d: {r})", "q2_o_of": f"(lambda d: {o})",
             "q2_S_public": "(1, 3)" if r == "0" else "(0, 2)", "q2_S_small": "(2,)"}
@@ -93,7 +95,8 @@ def _q6(r: str, out: str) -> dict:
     expected = f"tuple(sorted({shift} for j in inst.support))"
     if out == "indicator":
         expected = f"np.isin(np.arange(d), {expected}).astype(int)"
-    labels = "attention(np.roll(X, -1, axis=2), inst.heads)[:, 0, 0]" if r == "0" else "attention(X, inst.heads)[:, 0, 0]"
+    labels = ("attention(np.roll(X, -1, axis=2), inst.heads)[:, 0, 0]" if r == "0"
+              else "attention(X, inst.heads)[:, 0, 0]")
     return {"q6_r_tex": r.replace(" ", ""), "q6_out": found,
             "q6_in": "X = np.roll(X, -1, axis=2)                             # coordinate 0 becomes the last"
             if r == "0" else "",

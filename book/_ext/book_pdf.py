@@ -7,7 +7,8 @@ Loaded through ``_config.yml`` for every build; each part acts only where it bel
   that :func:`is_widget_output` recognises (an ipywidgets view, or HTML that needs a script,
   such as a precomputed-frames player) is replaced by a one-line note that points to the page
   of the web edition. The static figure a chapter draws above a widget is an ordinary
-  image output and stays (not every widget has one: chapter 11 reuses chapter 10's). ``tests/test_book_pdf.py`` counts figures with the same function.
+  image output and stays (not every widget has one: chapter 11 reuses chapter 10's).
+  ``tests/test_book_pdf.py`` counts figures with the same function.
 - Solutions (LaTeX builder, full edition). They move out of the chapters into an appendix
   "Solutions to the exercises", each under a heading naming its exercise, so a printed
   chapter does not give its answers away on the same page. The student edition has none
@@ -146,8 +147,8 @@ class BookStructure(SphinxPostTransform):
             number = re.search(r"Exercise\s+(\d+(?:\.\d+)*)", titles[0].astext() if titles else "")
             label = f"{where.get(id(node), '')}:{node['label']}"
             text = number.group(1) if number else ""
-            raw = ("{\\phantomsection\\expandafter\\def\\csname @currentlabel\\endcsname{%s}"
-                   "\\label{\\detokenize{%s}}}\n" % (text, label))
+            raw = (f"{{\\phantomsection\\expandafter\\def\\csname @currentlabel\\endcsname{{{text}}}"
+                   f"\\label{{\\detokenize{{{label}}}}}}}\n")
             node.parent.insert(node.parent.index(node), nodes.raw("", raw, format="latex"))
 
 
@@ -206,7 +207,7 @@ def visit_admonition(self, node) -> None:
         self.body.append("\n\\par\\medskip\\noindent\\sphinxstyletopictitle")  # the title follows as {...}
         return
     kind = next((c for c in node.get("classes", []) if c in _KINDS), "note")
-    self.body.append("\n\\begin{sphinxadmonition}{%s}" % kind)
+    self.body.append(f"\n\\begin{{sphinxadmonition}}{{{kind}}}")
     self.no_latex_floats += 1
     if self.table:
         self.table.has_problematic = True

@@ -184,7 +184,7 @@ def summary_markdown(root: Path) -> tuple[str, list[Path]]:
             continue
         counts = [len(found), sum(1 for s in found if by_label.get(s.label)),
                   sum(1 for s in found if not by_label.get(s.label) and s.no_witness)]
-        totals = [a + b for a, b in zip(totals, counts)]
+        totals = [a + b for a, b in zip(totals, counts, strict=True)]
         number = f"{numbers[page.name]}. " if page.name in numbers else ""
         rows.append(f"| {number}{chapter_title(page)} | {counts[0]} | {counts[1]} | {counts[2]} |")
     head = ["| chapter | statements | witnessed | no witness, with a reason |", "|---|---|---|---|"]

@@ -267,7 +267,8 @@ def literals(page: Page, cell: int | None = None) -> set[float]:
         code.extend(c for i, text in page.markdown if i == cell for c in _strip_code(_clean(text))[1])
     values = set()
     for text in code:
-        for token in re.findall(r"(?<![\w.])\d[\d_]*(?:\.\d*)?(?:[eE][-+]?\d+)?|(?<![\w.])\.\d+(?:[eE][-+]?\d+)?", text):
+        for token in re.findall(r"(?<![\w.])\d[\d_]*(?:\.\d*)?(?:[eE][-+]?\d+)?"
+                                r"|(?<![\w.])\.\d+(?:[eE][-+]?\d+)?", text):
             try:
                 values.add(float(token.replace("_", "")))
             except ValueError:
@@ -304,7 +305,8 @@ def value_of(text: str) -> list[float]:
     return out
 
 
-_ABBREVIATION = re.compile(r"\b(App|Fig|Figs|Sec|Eq|Eqs|Thm|Prop|Cor|Alg|Def|Defs|Lem|Ex|cf|e\.g|i\.e|vs|al|approx|resp|No)\.\s")
+_ABBREVIATION = re.compile(r"\b(App|Fig|Figs|Sec|Eq|Eqs|Thm|Prop|Cor|Alg|Def|Defs|Lem|Ex"
+                           r"|cf|e\.g|i\.e|vs|al|approx|resp|No)\.\s")
 
 
 def _sentences(text: str) -> list[str]:

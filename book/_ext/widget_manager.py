@@ -77,7 +77,8 @@ def fetch(cache: Path) -> Path:
                     data = archive.extractfile(member).read()
                     (target / Path(name).name).write_bytes(data)
     try:
-        licence = next(f for f in metadata.distribution("ipywidgets").files or [] if f.name.upper().startswith("LICENSE"))
+        licence = next(f for f in metadata.distribution("ipywidgets").files or []
+                       if f.name.upper().startswith("LICENSE"))
         (target / "LICENSE.ipywidgets.txt").write_text(licence.read_text())
     except (StopIteration, metadata.PackageNotFoundError):
         pass

@@ -41,7 +41,8 @@ def test_loss_landscape_explorer_redraws_the_chosen_line(monkeypatch):
     monkeypatch.setattr(widgets_training.viz, "plot_loss_along_line",
                         lambda ts, losses, **kw: drawn.append((ts, losses)))
     monkeypatch.setattr(_core, "display", lambda obj: None)
-    w = widgets_training.loss_landscape_explorer(X, attention(X, teacher, kind="linear"), teacher, kind="linear", rng=2, live=True)
+    w = widgets_training.loss_landscape_explorer(X, attention(X, teacher, kind="linear"), teacher, kind="linear",
+                                                 rng=2, live=True)
     c = controls(w)
     assert set(c["line to"].options) == {"heads permuted", "gauge c = -1", "random heads"}
     c["line to"].value = "gauge c = -1"

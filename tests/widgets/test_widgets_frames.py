@@ -99,7 +99,8 @@ def test_equal_frames_share_one_image_and_single_values_are_held_fixed():
 
 def test_live_returns_the_kernel_driven_interactive():
     drawn = []
-    w = explorer(lambda a: drawn.append(a), {"a": slider("a", (0.5, 1.5), live=lambda: ipywidgets.FloatSlider(description="a"))},
+    w = explorer(lambda a: drawn.append(a),
+                 {"a": slider("a", (0.5, 1.5), live=lambda: ipywidgets.FloatSlider(description="a"))},
                  live=True)
     assert isinstance(w, ipywidgets.interactive)
     w.children[0].value = 0.25  # a value between the grid's: only the live version reaches it
@@ -341,7 +342,8 @@ def test_execute_notebooks_gives_widgets_stable_ids():
     spec.loader.exec_module(module)
     a, b = "0" * 31 + "a", "f" * 31 + "b"
     nb = nbformat.v4.new_notebook()
-    nb.metadata["widgets"] = {WIDGET_STATE: {"state": {a: {"state": {"children": [f"IPY_MODEL_{b}"]}}, b: {"state": {}}}}}
+    nb.metadata["widgets"] = {WIDGET_STATE: {"state": {a: {"state": {"children": [f"IPY_MODEL_{b}"]}},
+                                                       b: {"state": {}}}}}
     nb.cells.append(nbformat.v4.new_code_cell("w", outputs=[nbformat.v4.new_output(
         "execute_result", data={WIDGET_VIEW: {"model_id": a}}, execution_count=1)]))
     one = module.stable_widget_ids(nb, "book/x.ipynb")
