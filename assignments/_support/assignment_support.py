@@ -32,6 +32,7 @@ notebook from disk), and says which of the notebook's statements the grader will
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 import json
 import os
@@ -177,6 +178,7 @@ def _functions():
                     for key, v in vars(cls).items() if _public(key)]
         for f in members:
             f = getattr(f, "__func__", f)  # static and class methods
+            f = inspect.unwrap(f) if callable(f) and not isinstance(f, type) else f  # under @arguments' wrapper
             home = f.__module__ or "" if isinstance(f, type(_template)) else ""
             if (isinstance(f, type(_template)) and id(f) not in seen and f.__closure__ is None
                     and home.startswith("attnlib") and all(_public(p) for p in home.split("."))
@@ -201,6 +203,8 @@ def no_library(allow: tuple[str, ...] = ()):
     def guard(key, args, kwargs):
         original, name = originals[key]
         frame = sys._getframe(2)
+        while frame is not None and frame.f_globals.get("__name__") == "attnlib._arguments":
+            frame = frame.f_back  # the argument declaration's wrapper: the caller is the one who called it
         caller = frame.f_globals.get("__name__", "") or ""
         if (name in allow or caller == "attnlib" or caller.startswith("attnlib.")
                 or _from_import_machinery(frame)):
