@@ -259,6 +259,26 @@ def mapping_of(*classes: type, where: str = "") -> Kind:
     return Kind("results", lambda name, value: check_mapping(name, value, of=classes, where=where), tuple(classes))
 
 
+def sequence_of(*classes: type, optional: bool = False, where: str = "") -> Kind:
+    """A list or tuple (not a string) whose items are instances of ``classes``; returned as a list.
+
+    Lengths that must agree with another argument are the body's to check.
+    """
+    what = " or ".join(c.__name__ for c in classes)
+    source = f" (from {where})" if where else ""
+
+    def check(name, value):
+        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+            raise TypeError(f"{name} must be a list or tuple of {what}{source}; received {describe(value)}")
+        for k, item in enumerate(value):
+            if not isinstance(item, classes):
+                article = "an" if what[0] in "AEIOUaeiou" else "a"
+                raise TypeError(f"{name}[{k}] must be {article} {what}{source}; received {describe(item)}")
+        return list(value)
+
+    return Kind("sequence", check, tuple(classes), optional, list)
+
+
 def interval(low: float, high: float, *, low_open: bool = False, high_open: bool = False,
              optional: bool = False) -> Kind:
     """A finite real number between ``low`` and ``high`` (either end open); returned as a float."""

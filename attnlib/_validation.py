@@ -181,6 +181,8 @@ def check_series(name: str, series, *, length: int | None = None) -> dict:
     """
     if not isinstance(series, dict):
         raise TypeError(f"{name} must be a dict of label -> 1-D array; received {describe(series)}")
+    if not series:
+        raise ValueError(f"{name} must have at least one line (label -> 1-D array); received an empty dict")
     out = {}
     for label, values in series.items():
         arr = check_array_dtype(f"{name}[{label!r}]", values).astype(float)

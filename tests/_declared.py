@@ -69,7 +69,9 @@ def bad_values(kind, valid) -> list:
     elif family in ("text", "object", "function"):
         bad = [(1, TypeError, "an int")]
     elif family == "series":
-        bad = [([1.0, 2.0], TypeError, "a list"), ({"a": np.ones((3, 2))}, ValueError, "a 2-D entry")]
+        bad = [([1.0, 2.0], TypeError, "a list"), ({}, ValueError, "an empty dict")]
+    elif family == "sequence":
+        bad = [("abc", TypeError, "text"), ([object()], TypeError, "an item of another type")]
     elif family == "mapping":
         bad = [([1.0, 2.0], TypeError, "a list"), ({}, ValueError, "an empty dict")]
     elif family == "results":

@@ -11,7 +11,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attnlib import _arguments, _validation, attention, boolean_inputs, sculpt
-from attnlib._arguments import KINDS, arguments, choice, instance, interval, mapping_of, names, validating
+from attnlib._arguments import (
+    KINDS,
+    arguments,
+    choice,
+    instance,
+    interval,
+    mapping_of,
+    names,
+    sequence_of,
+    validating,
+)
 
 
 @arguments(n="size", rng="rng", X="array", flag="flag")
@@ -110,7 +120,8 @@ def test_the_scan_count_sees_a_body_that_scans_again(monkeypatch):
 
 def test_every_family_has_bad_values():
     """A kind added without bad values in tests/_declared.py fails here, not silently."""
-    built = [choice("a", "b"), names("a", "b"), instance(str), interval(0.0, 1.0), mapping_of(int)]
+    built = [choice("a", "b"), names("a", "b"), instance(str), interval(0.0, 1.0), mapping_of(int),
+             sequence_of(str)]
     for kind in [*KINDS.values(), *built]:
         bad = bad_values(kind, None)
         assert bad or kind.family == "structure", kind.family

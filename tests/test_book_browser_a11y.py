@@ -59,7 +59,6 @@ WIDGET_AREAS = ".jupyter-widgets, .widget-area, .widget-subarea, [data-widget], 
 CONTROLS = "input[type=range], select, button, [role=slider], input[type=checkbox], input[type=radio]"
 
 
-
 def _axe():
     try:
         from axe_playwright_python.sync_playwright import Axe

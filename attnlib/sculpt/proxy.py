@@ -223,6 +223,7 @@ def slice_curve(X, Y, proxy, sum_W_true, quantiles) -> np.ndarray:
         ``||S_q - sum W|| / ||sum W||`` with no trimming (``keep=1``), so the
         curve shows the slice alone.
     """
+    X, Y = check_data(X, Y)
     S_true = check_matrix("sum_W_true", sum_W_true, X.shape[-1])
     if not np.any(S_true):
         raise ValueError("sum_W_true is the zero matrix: a relative error to it is undefined")

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._arguments import arguments, instance, structure
+from .._arguments import arguments, instance, sequence_of, structure
 from .._validation import wrap_fields
 from ..heads import Heads
 from ._checks import check_dfas, check_states, check_words
@@ -173,7 +173,7 @@ def learn_step(data: TransitionData):
     return fit_linear_attention(data.X, data.Y)
 
 
-@arguments(n="size", n_states="size", n_symbols="size", exclude=structure("an iterable of DFAs"), rng="rng")
+@arguments(n="size", n_states="size", n_symbols="size", exclude=sequence_of(DFA), rng="rng")
 def fresh_dfas(n: int, n_states: int, n_symbols: int, *, exclude=(), rng=None) -> list:
     """Draw n random DFAs none of whose transition tables occurs in ``exclude``.
 

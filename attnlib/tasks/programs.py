@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._arguments import arguments, instance, structure
+from .._arguments import arguments, instance, sequence_of, structure
 from .._validation import as_float_array, check_choice, check_positive_int
 from ..heads import Heads
 
@@ -182,7 +182,7 @@ def copy(offset: int, writes, n_pos: int) -> Op:
 
 
 @arguments(condition="text", pairs=structure("a sequence of ((a_source, a_map), (b_source, b_map))"), key="text",
-           value="text", dest="text", n_pos="size", carry=structure("a sequence of attribute names"))
+           value="text", dest="text", n_pos="size", carry=sequence_of(str))
 def if_then(condition: str, pairs, key: str, value: str, dest: str, n_pos: int, *, carry=()) -> list[list[Op]]:
     """The paper's If-Then (Alg 5): k tokens write the pairs into dummy attributes, then a Lookup.
 
@@ -229,7 +229,7 @@ def if_then(condition: str, pairs, key: str, value: str, dest: str, n_pos: int, 
     return program
 
 
-@arguments(layout=instance(Layout, where="tm_layout"), ops=structure("a sequence of Op (from lookup or copy)"),
+@arguments(layout=instance(Layout, where="tm_layout"), ops=sequence_of(Op, where="lookup or copy"),
            advance="flag")
 def instruction(layout: Layout, ops, *, advance: bool = True) -> Heads:
     """Compile operations into one layer: one head per :class:`Op`.
@@ -282,7 +282,7 @@ def round_token(y, layout: Layout) -> np.ndarray:
     return out
 
 
-@arguments(X="array", program=structure("a sequence of Heads (from instruction)"),
+@arguments(X="array", program=sequence_of(Heads, where="instruction"),
            layout=instance(Layout, where="tm_layout"))
 def run_program(X, program, layout: Layout) -> tuple[np.ndarray, float]:
     """Apply instructions in order, appending each rounded output as a new token.

@@ -28,7 +28,7 @@ OPTLABEL = Kind("text", _label, optional=True)
 def one_sequence(X, d: int, where: str, name: str = "X"):
     """``X`` (a float array) as one sequence of shape (n, d) for ``d``-dimensional heads, or a named error."""
     if X.ndim != 2 or 0 in X.shape:
-        raise ValueError(f"{where} draws one sequence of shape (n, d); received shape {X.shape}")
+        raise ValueError(f"{name} must be one sequence of shape (n, d), as {where} draws; received shape {X.shape}")
     if X.shape[1] != d:
         raise ValueError(f"{name} has token dimension {X.shape[1]} (shape {X.shape}) but the heads expect d={d}; "
                          f"expected shape (n, {d})")

@@ -41,7 +41,7 @@ def loss_landscape_explorer(X, Y, teacher: Heads, *, kind: str = "softmax", caus
         loss. The picture is :func:`attnlib.viz.training.plot_loss_along_line`.
     """
     X3 = as_batch(X, teacher.d)
-    if Y.shape[0] != X3.shape[0]:
+    if Y.ndim not in (2, 3) or Y.shape[0] != X3.shape[0]:
         raise ValueError(f"Y must have one target per sequence of X ({X3.shape[0]}); received shape {Y.shape}")
     ends = {viz.PARTNER_LABELS[name]: end for name, end in partners(teacher, kind=kind, rng=rng).named()}
 

@@ -84,7 +84,8 @@ def test_styling_does_not_leak_and_keeps_interactive_mode():
 
 def test_errors_name_the_shape():
     heads = Heads(np.zeros((1, 3, 3)), np.eye(3))
-    with pytest.raises(ValueError, match=r"one sequence of shape \(n, d\); received shape \(2, 4, 3\)"):
+    with pytest.raises(ValueError, match=r"^X must be one sequence of shape \(n, d\), as plot_attention_maps draws; "
+                                         r"received shape \(2, 4, 3\)"):
         viz.plot_attention_maps(np.ones((2, 4, 3)), heads)
     with pytest.raises(ValueError, match=r"token dimension 2"):
         viz.plot_sharpness(np.ones((4, 2)), heads)

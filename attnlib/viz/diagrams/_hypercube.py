@@ -93,7 +93,7 @@ def plot_logit_gap(X, Theta, a: int = 0, b: int = 1, c: int = 2, *, head: int = 
     ['left side: $\\\\log 0.12-\\\\log 0.0022=4.00$', 'right side: $2\\\\cdot2+0\\\\cdot2=4.00$']
     """
     if X.ndim != 2 or 0 in X.shape:
-        raise ValueError(f"plot_logit_gap draws one sequence of shape (n, d); received shape {X.shape}")
+        raise ValueError(f"X must be one sequence of shape (n, d), as plot_logit_gap draws; received shape {X.shape}")
     n, d = X.shape
     if n > 3 or d > 3:
         raise ValueError(f"plot_logit_gap draws n <= 3 tokens of dimension d <= 3 so that every number fits; "

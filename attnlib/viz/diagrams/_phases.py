@@ -228,6 +228,10 @@ def plot_face(heads: Heads, ideal: Body, ideal_span: Span, real: Body, real_span
     >>> len(plot_face(heads, ideal, spans[0], real, spans[1], kappa=0.5).axes)
     2
     """
+    for name, proxy in (("ideal_proxy", ideal_proxy), ("real_proxy", real_proxy)):
+        if proxy is not None and proxy.shape != (heads.d, heads.d):
+            raise ValueError(f"{name} must be a ({heads.d}, {heads.d}) matrix, the heads' d; "
+                             f"received shape {proxy.shape}")
     left = face_geometry(heads, ideal, ideal_span, proxy=ideal_proxy, eps=eps, kappa=kappa)
     right = face_geometry(heads, real, real_span, proxy=real_proxy, eps=eps)
     fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 3.7))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ..._arguments import arguments, instance, structure
+from ..._arguments import arguments, instance, sequence_of, structure
 from ..._validation import as_float_array
 from ...rkhs.experiments import Sweep
 from .._kinds import LABEL, OPTLABEL
@@ -153,7 +153,7 @@ def plot_bound_check(actual, bound, *, xlabel: str = "bound", ylabel: str = "obs
 
 
 @arguments(levels="axis", observed="array", bound="array",
-           runs=structure("a sequence of names, one per column of observed"), xlabel=LABEL, ylabel=OPTLABEL,
+           runs=sequence_of(str, optional=True), xlabel=LABEL, ylabel=OPTLABEL,
            title=OPTLABEL)
 @styled
 def plot_noise_bound(levels, observed, bound, *, runs=None, xlabel: str = "noise standard deviation",

@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from ..._arguments import arguments, instance, structure
+from ..._arguments import arguments, instance, sequence_of
 from ..._validation import as_float_array
 from ...sculpt import METHOD_LABELS
 from ...sculpt.diagnostics import PhaseDiagnostics, phase_report_entries
@@ -301,7 +301,7 @@ def comparison_table(size: dict):
     return markdown_table(["method", "success", "starts", "accepted", "median error", "median time"], rows)
 
 
-@arguments(settings="mapping", kinds=structure("a sequence of kinds of start"), names="optmapping")
+@arguments(settings="mapping", kinds=sequence_of(str, optional=True), names="optmapping")
 def single_start_table(settings: dict, *, kinds=None, names=None):
     """Single-start success rates with their intervals, one row per kind of start and one column per setting.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ..._arguments import arguments, choice, structure
+from ..._arguments import arguments, choice, sequence_of, structure
 from ..._validation import check_instance, check_series
 from ...heads import Heads
 from ...sculpt import Body, body_slice
@@ -83,7 +83,8 @@ def _slice_view(heads: Heads, box: float | None = None) -> tuple[tuple[float, fl
 
 
 @arguments(bodies=structure("a list of Body (from attnlib.sculpt.sculpt_body)"), heads="heads",
-           titles=structure("one title per body"), proxies=structure("one (d, d) proxy per body"), box="opttol")
+           titles=sequence_of(str, optional=True),
+           proxies=sequence_of(np.ndarray, list, optional=True), box="opttol")
 @styled
 def plot_body_slices(bodies: list, heads: Heads, *, titles=None, proxies=None, box: float | None = None):
     """Slices of sculpted bodies through the plane of the first two planted heads, drawn one over another.
