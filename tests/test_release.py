@@ -34,6 +34,7 @@ from _site import skip_or_fail
 import attnlib
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "book"))  # bookkit, the book's helpers, is among the changelog's new paths
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
 CITATION = yaml.safe_load((ROOT / "CITATION.cff").read_text())
