@@ -68,6 +68,21 @@ def _machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}"
 
 
+def blas_kernel() -> str:
+    """The kernel OpenBLAS runs on this CPU ("Haswell", "SkylakeX", ...): AVX-512's GEMM is several
+    times AVX2's, so a ratio to the GEMM means little without it. Asked of a fresh interpreter,
+    which OpenBLAS tells when ``OPENBLAS_VERBOSE=2``; "unknown" if it does not say."""
+    import subprocess
+
+    env = {**os.environ, "OPENBLAS_VERBOSE": "2"}
+    run = subprocess.run([sys.executable, "-c", "import numpy; numpy.ones((2, 2)) @ numpy.ones((2, 2))"],
+                         env=env, capture_output=True, text=True, timeout=60)
+    for line in (run.stdout + run.stderr).splitlines():
+        if line.startswith("Core:"):
+            return line.split(":", 1)[1].strip()
+    return "unknown"
+
+
 def write_results(name: str, results: dict, argv: list[str] | None = None) -> Path:
     """Write ``benchmarks/results/<name>.json`` with ``results`` and how they were measured."""
     import numpy as np
@@ -77,6 +92,9 @@ def write_results(name: str, results: dict, argv: list[str] | None = None) -> Pa
     command = " ".join(["python", f"benchmarks/{Path(argv[0]).name}", *map(shlex.quote, argv[1:])])
     if threads != "unset":  # the run is reproduced with the same BLAS threads
         command = f"OPENBLAS_NUM_THREADS={threads} {command}"
+    core = os.environ.get("OPENBLAS_CORETYPE")
+    if core:  # ... and with the same kernels, when the run chose them
+        command = f"OPENBLAS_CORETYPE={core} {command}"
     commit = _git("rev-parse", "HEAD")
     if _git("status", "--porcelain", "--", "attnlib", "benchmarks") not in ("", "unknown"):
         commit += " (with uncommitted changes; the source hashes below are exact)"
@@ -86,6 +104,7 @@ def write_results(name: str, results: dict, argv: list[str] | None = None) -> Pa
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "commit": commit,
         "machine": _machine(),
+        "blas_kernel": blas_kernel(),
         "threads": threads,
         "python": platform.python_version(),
         "numpy": np.__version__,

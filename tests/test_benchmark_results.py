@@ -140,3 +140,17 @@ def test_a_ratio_changed_in_the_results_fails_the_readme_check():
     record = json.loads((ROOT / "benchmarks" / "results" / "linear_regression.json").read_text())
     record["results"]["a"]["2"]["fit_over_gemm"] += 0.1
     assert readme_ratio_problems((ROOT / "README.md").read_text(), record["results"])
+
+
+def test_the_record_names_the_kernels_a_run_chose(tmp_path, monkeypatch):
+    """A run under OPENBLAS_CORETYPE records it in its command, and every record names the kernel used."""
+    monkeypatch.setattr(_results, "RESULTS", tmp_path)
+    monkeypatch.setattr(_results, "measured_sources", dict)
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
+    monkeypatch.setenv("OPENBLAS_CORETYPE", "Haswell")
+    record = json.loads(_results.write_results("x", {}, ["benchmarks/x.py", "--quick"]).read_text())
+    assert record["command"] == "OPENBLAS_CORETYPE=Haswell OPENBLAS_NUM_THREADS=1 python benchmarks/x.py --quick"
+    assert record["blas_kernel"] in ("Haswell", "unknown")  # "unknown": a BLAS that does not say
+    monkeypatch.delenv("OPENBLAS_CORETYPE")
+    record = json.loads(_results.write_results("x", {}, ["benchmarks/x.py"]).read_text())
+    assert record["command"] == "OPENBLAS_NUM_THREADS=1 python benchmarks/x.py"

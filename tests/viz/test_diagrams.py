@@ -317,6 +317,18 @@ def _xy(artist):
     return np.asarray(artist.get_xy(), dtype=float)
 
 
+def test_a_slab_wider_than_the_view_draws_no_edge(face):
+    """eps so large that the slab holds all of the body in view: the strip, without its far edge (it crashed)."""
+    heads, ideal, ideal_span, real, real_span, proxies = face
+    fig = diagrams.plot_face(heads, ideal, ideal_span, real, real_span, kappa=0.5, ideal_proxy=proxies[0],
+                             real_proxy=proxies[1], eps=50.0)
+    for ax in fig.axes[:2]:
+        assert _by_gid(ax, "cap") and not [line for line in ax.get_lines() if line.get_gid() == "slab"]
+    narrow = diagrams.plot_face(heads, ideal, ideal_span, real, real_span, kappa=0.5, ideal_proxy=proxies[0],
+                                real_proxy=proxies[1])
+    assert [line for ax in narrow.axes[:2] for line in ax.get_lines() if line.get_gid() == "slab"]
+
+
 def test_face_draws_the_geometry_computed_here(face):
     """Every point and line of the face figure, against a closed-form computation written here."""
     heads, ideal, ideal_span, real, real_span, proxies = face

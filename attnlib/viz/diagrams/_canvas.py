@@ -92,7 +92,12 @@ def draw_matrix(ax, x, y, M, *, cell=0.4, digits=1, shade=None, color=0, size=SM
 
 
 def edge_on(poly: np.ndarray, u: float, v: float, gamma: float) -> np.ndarray:
-    """The two extreme vertices of ``poly`` on the line ``u s + v t = gamma`` (the face it carries)."""
+    """The two extreme vertices of ``poly`` on the line ``u s + v t = gamma`` (the face it carries).
+
+    Empty, of shape (0, 2), when no vertex lies on the line (the polygon does not reach it).
+    """
     on = poly[np.abs(poly @ [u, v] - gamma) <= 1e-6 * max(abs(gamma), np.hypot(u, v))]
+    if not len(on):
+        return np.zeros((0, 2))
     along = np.array([-v, u]) / np.hypot(u, v)
     return on[[int(np.argmin(on @ along)), int(np.argmax(on @ along))]]

@@ -121,7 +121,8 @@ def _face_panel(ax, geo: FaceGeometry):
         ax.add_patch(Polygon(cap, closed=True, facecolor="none", edgecolor=COLORS[2], hatch="////", lw=0,
                              gid="cap"))
         edge = edge_on(cap, u, v, c)  # the slab's far edge, only where it crosses the body
-        ax.plot(edge[:, 0], edge[:, 1], color=COLORS[2], ls="--", lw=1.2, gid="slab")
+        if len(edge):  # a wide slab (large eps) holds all of the body in view: no edge to draw
+            ax.plot(edge[:, 0], edge[:, 1], color=COLORS[2], ls="--", lw=1.2, gid="slab")
     # the affine line of the two heads, with Theta_star on it, nearest the origin
     direction = (pts[1] - pts[0]) / np.linalg.norm(pts[1] - pts[0])
     line = np.array([star - 4 * t_hi * direction, star + 4 * t_hi * direction])
