@@ -24,7 +24,8 @@ import _freshness  # noqa: E402
 import _results  # noqa: E402
 
 RESULTS = sorted((ROOT / "benchmarks" / "results").glob("*.json"))
-FIELDS = {"benchmark", "command", "date", "commit", "machine", "threads", "python", "numpy", "results", "sources"}
+FIELDS = {"benchmark", "command", "date", "commit", "machine", "blas_kernel", "threads", "python", "numpy", "results",
+          "sources"}
 
 
 @pytest.mark.parametrize("path", RESULTS, ids=[p.stem for p in RESULTS])
@@ -32,8 +33,10 @@ def test_results_file_says_how_it_was_measured(path):
     record = json.loads(path.read_text())
     assert FIELDS <= set(record), f"{path.name} lacks {sorted(FIELDS - set(record))}"
     assert record["benchmark"] == path.stem
-    assert re.match(rf"(OPENBLAS_NUM_THREADS=\d+ )?python benchmarks/{path.stem}\.py",
+    assert re.match(rf"(OPENBLAS_CORETYPE=\w+ )?(OPENBLAS_NUM_THREADS=\d+ )?python benchmarks/{path.stem}\.py",
                     record["command"]), record["command"]
+    core = re.match(r"OPENBLAS_CORETYPE=(\w+) ", record["command"])
+    assert not core or record["blas_kernel"] == core.group(1), (record["command"], record["blas_kernel"])
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", record["date"]), record["date"]
     assert f"benchmarks/{path.stem}.py" in record["sources"], "the benchmark script itself must be hashed"
     assert any(p.startswith("attnlib/") for p in record["sources"]), "the library code it measured must be hashed"
