@@ -17,6 +17,7 @@ import functools
 import io
 import json
 import re
+import sys
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ import pytest
 from attnlib.checks import CheckFailure
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "book"))  # the chapters import bookkit from their folder, as their kernel does
 EXERCISE = re.compile(r"`{3,4}\{exercise\}([^\n]*)\n:label: ([\w-]+)\n(.*?)\n`{3,4}\n", re.S)
 SOLUTION = re.compile(r"(`{3,4})\{solution\} ([\w-]+)\n(.*?)\n\1(?=\n|$)", re.S)
 FENCED = re.compile(r"(?:```|~~~)python\n(.*?)\n(?:```|~~~)", re.S)
