@@ -249,6 +249,10 @@ def test_the_library_calls_itself_and_allowed_names_go_through(isolate):
     assert got.shape == (30, 6)
     with pytest.raises(support.LibraryCallForbidden, match="fit_linear_attention"):
         support.call(lambda X: fit_linear_attention(X, Y).coef, X, allow=("cubic_features",))
+    # an allowed function's argument checks call the library too (the heads kind calls as_heads)
+    heads = attnlib.random_heads(1, 2, rng=0)
+    got = support.call(lambda X: attnlib.attention(X, heads), X, allow=("attention",))
+    np.testing.assert_allclose(got, attnlib.attention(X, heads))
 
 
 def test_only_public_functions_are_guarded():

@@ -203,7 +203,7 @@ def no_library(allow: tuple[str, ...] = ()):
     def guard(key, args, kwargs):
         original, name = originals[key]
         frame = sys._getframe(2)
-        while frame is not None and frame.f_globals.get("__name__") == "attnlib._arguments":
+        if frame.f_globals.get("__name__") == "attnlib._arguments" and frame.f_code.co_name == "wrapper":
             frame = frame.f_back  # the argument declaration's wrapper: the caller is the one who called it
         caller = frame.f_globals.get("__name__", "") or ""
         if (name in allow or caller == "attnlib" or caller.startswith("attnlib.")
