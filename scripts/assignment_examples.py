@@ -9,13 +9,24 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
 import yaml
+from assignment_attacks import (
+    ANSWER_ATTACKS,
+    DEFINITION_ATTACKS,
+    PACKAGE_FOLDER,
+    answer_attack,
+    attack_flags,
+    pasted_library,
+    renamed_copy,
+)
 from assignment_variants import (
     GRADING,
     MASTERS,
@@ -231,7 +242,8 @@ get_ipython().events.register("post_run_cell", _full_marks)''', ("pickle", "get_
 EXAMPLES = {"correct": "correct.ipynb", "wrong": "wrong.ipynb", "raising": "raising.ipynb",
             "looping": "looping.ipynb", "library": "library.ipynb", "copied": "copied.ipynb",
             "scipy": "scipy.ipynb", "zeros": "zeros.ipynb", "swallowing": "swallowing.ipynb",
-            "renamed": "smith_1234_late.ipynb"}
+            "renamed": "smith_1234_late.ipynb", "honest": "honest.ipynb", "hidden_copy": "hidden_copy.ipynb",
+            "attacks": "attacks.ipynb", "package": "package_beside.zip"}
 
 
 def examples(separate_tampering: bool) -> dict[str, str]:
@@ -306,10 +318,16 @@ def write_examples(name: str, master: dict, values: dict, solution_nb: Path, stu
     if len(tagged) != len(public):
         raise AssignmentError(f"{name}: {len(tagged)} solution cells in the graded notebook, {len(public)} in the "
                               "master")
+    honest = variant_module(name).honest(values)
+    about = variant_module(name).ABOUT
+    of_function = {f: q for q, fs in function_questions(master).items() for f in fs}
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     paths = {}
     for kind, filename in examples(separate_tampering).items():
+        if kind in NEW_KINDS:
+            paths[kind] = write_new_kind(kind, folder / filename, nb, blank, names, honest, about, of_function)
+            continue
         tampering = kind in TAMPERING or kind == "tampering"
         copy = json.loads(json.dumps(blank if tampering else nb))
         cells = copy["cells"]
@@ -333,6 +351,120 @@ def write_examples(name: str, master: dict, values: dict, solution_nb: Path, stu
         path.write_text(json.dumps(copy, indent=1))
         paths[kind] = path
     return paths
+
+
+#: Words the flags of the copy with renamed locals and pasted library source must contain.
+COPY_WORDS = ("attnlib.",)
+#: Kinds written by ``write_new_kind``: honest answers, copies that hide their source, attacks, a package.
+NEW_KINDS = ("honest", "hidden_copy", "attacks", "package")
+
+
+def _write_nb(path: Path, nb: dict) -> Path:
+    path.write_text(json.dumps(nb, indent=1))
+    return path
+
+
+def write_new_kind(kind: str, path: Path, reference: dict, blank: dict, names: list[str], honest: dict,
+                   about: dict, of_function: dict) -> Path:
+    """One example of ``NEW_KINDS``, written to ``path`` (see scripts/assignment_attacks.py)."""
+    nb = json.loads(json.dumps(blank if kind in ("attacks", "package") else reference))
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    if kind == "honest":
+        for cell in code:
+            try:
+                cell["source"] = example_cell(_source(cell), "library", names, honest)
+            except SyntaxError:  # IPython magics: not an answer cell
+                pass
+    elif kind == "hidden_copy":  # the reference, locals renamed, with the library's source pasted above it
+        for cell in code:
+            try:
+                defined = [n.name for n in ast.parse(_source(cell)).body if isinstance(n, ast.FunctionDef)]
+            except SyntaxError:
+                continue
+            answers = [f for f in defined if f in names]
+            if answers:
+                pasted = tuple(d for f in answers for d in about.get(of_function.get(f), ()))
+                cell["source"] = pasted_library(renamed_copy(_source(cell)), pasted)
+    elif kind in ("attacks", "package"):
+        cells = nb["cells"]
+        if kind == "attacks":  # each answer attack replaces one answer; the definitions go in a cell of their own
+            for attack, function in zip(ANSWER_ATTACKS, names, strict=False):
+                cells.insert(len(cells) - 1, _code_cell(answer_attack(attack, function)))
+            for code_text, _ in DEFINITION_ATTACKS.values():
+                cells.insert(len(cells) - 1, _code_cell(code_text))
+        else:
+            with zipfile.ZipFile(path, "w") as z:
+                z.writestr(f"{names[0]}_submission.ipynb", json.dumps(nb, indent=1))
+                for member, text in PACKAGE_FOLDER.items():
+                    z.writestr(member, text)
+            return path
+    return _write_nb(path, nb)
+
+
+def new_kind_problems(by: dict, total: float, blank: dict, copy_words: tuple[str, ...]) -> list[str]:
+    """What the ``NEW_KINDS`` must score and how they must be flagged (the list of what does not hold)."""
+    problems = []
+    honest = by["honest"]
+    if honest["status"] != "graded" or honest["total"] != total or honest["flags"]:
+        problems.append(f"the honest submission: {honest['status']}, {honest['total']} of {total} (full marks, no "
+                        f"flag required); flags {honest['flags']!r}")
+    hidden = by["hidden_copy"]
+    missing = [w for w in copy_words if w not in (hidden["flags"] or "")]
+    if missing:
+        problems.append(f"the copy with renamed locals and pasted library source is not flagged {missing} "
+                        f"(flags: {hidden['flags']!r})")
+    for kind in ("attacks", "package"):
+        got = {q: by[kind].get(q) for q in blank}
+        if by[kind]["status"] != "graded" or got != blank:
+            problems.append(f"{kind}: {by[kind]['status']}, {got}; a blank notebook scores {blank}")
+    wanted = [f for k in (*ANSWER_ATTACKS, *DEFINITION_ATTACKS) for f in attack_flags(k)]
+    missing = [f for f in dict.fromkeys(wanted) if f not in (by["attacks"]["flags"] or "")]
+    if missing:
+        problems.append(f"the attacks are not flagged {missing} (flags: {by['attacks']['flags']!r})")
+    if "besides the notebook" not in (by["package"]["flags"] or ""):
+        problems.append(f"the package handed in beside the notebook is not flagged ({by['package']['flags']!r})")
+    return problems
+
+
+def question_allows(master: dict) -> dict[str, set[str]]:
+    """Autograded question -> the attnlib names its tests allow (``allow=(...)`` of its test cells)."""
+    out, block, question = {}, [], None
+    for cell in master["cells"]:
+        marker = _raw_marker(cell)
+        if marker:
+            kind, what = marker.split()
+            block = block + [what] if kind == "BEGIN" else block[:-1]
+            if marker == "BEGIN QUESTION":
+                question = yaml.safe_load(_source(cell).split("\n", 1)[1])["name"]
+            continue
+        if question and block[-1:] == ["TESTS"]:
+            for found in re.findall(r"allow=\(([^)]*)\)", _source(cell)):
+                out.setdefault(question, set()).update(re.findall(r"[\"'](\w+)[\"']", found))
+    return out
+
+
+def library_calls(source: str) -> set[str]:
+    """The attnlib names a piece of code calls: ``attnlib.x.f(...)`` and names imported from attnlib."""
+    tree = ast.parse(source)
+    names = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+             and (n.module or "").split(".")[0] == "attnlib" for a in n.names}
+    attrs = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+             and ast.unparse(n).split(".")[0] == "attnlib"}
+    called = {ast.unparse(n.func).split(".")[-1] for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    return (names | attrs) & called
+
+
+def library_must_be_zero(master: dict, library: dict) -> list[str]:
+    """Questions the library example must score zero on: every one whose answers all call attnlib, with a
+    called name that its tests do not allow."""
+    allows = question_allows(master)
+    out = []
+    for q, functions in function_questions(master).items():
+        if functions and all(f in library for f in functions):
+            called = set().union(*(library_calls(library[f]) for f in functions))
+            if called - allows.get(q, set()):
+                out.append(q)
+    return out
 
 
 def function_questions(master: dict) -> dict[str, list[str]]:
@@ -362,7 +494,7 @@ def questions_with_functions(master: dict) -> list[str]:
 
 
 def grade_examples(name: str, zip_path: Path, master: dict, paths: dict[str, Path], total: float,
-                   blank: dict, timeout: float = 240, jobs: int = 1) -> dict:
+                   blank: dict, values: dict, timeout: float = 240, jobs: int = 1) -> dict:
     """Grade the examples as scripts/grade_class.py does (its CSV printed) and check what each must score."""
     grade_class = _grade_class()
     folder = paths["correct"].parent
@@ -376,6 +508,16 @@ def grade_examples(name: str, zip_path: Path, master: dict, paths: dict[str, Pat
             row[k] = float(row[k]) if row.get(k) not in (None, "") else None
         by[kinds[row["submission"]]] = row
     problems = check_examples(name, master, by, total, blank, timeout)
+    zero = library_must_be_zero(master, variant_module(name).library(values))
+    scored = {q: by["library"].get(q) for q in zero}
+    if not zero or any(v != 0 for v in scored.values()):
+        problems.append(f"the library example must score 0 on {zero} (its calls are not allowed there): {scored}")
+    problems += new_kind_problems(by, total, blank, COPY_WORDS)
+    # Gradescope unpacks a zip upload beside the notebook: graded so, the package must be deleted unused
+    direct = gradescope_row(zip_path, paths["package"], timeout)
+    if {q: direct.get(q) for q in blank} != blank:
+        problems.append(f"the zip with a package beside the notebook, graded as Gradescope unpacks it: "
+                        f"{ {q: direct.get(q) for q in blank} }; a blank notebook scores {blank}")
     # Gradescope grades a file under whatever name it was handed in with: so, once, does this
     as_is = grade_row(zip_path, paths["renamed"], timeout, keep_name=True)
     if as_is["status"] != "graded" or as_is["total"] != total:
@@ -391,6 +533,18 @@ def grade_examples(name: str, zip_path: Path, master: dict, paths: dict[str, Pat
     by["renamed, under its own name"] = {"total": as_is["total"], "status": as_is["status"],
                                          "seconds": as_is["seconds"], "flags": as_is["flags"]}
     return by
+
+
+def gradescope_row(zip_path: Path, upload: Path, timeout: float) -> dict:
+    """Question -> score of an upload graded by ``otter run`` on the upload itself (a zip is unpacked beside
+    the notebook, as on Gradescope), not through scripts/grade_class.py, which takes the notebook alone."""
+    with tempfile.TemporaryDirectory() as tmp:
+        done = _otter("run", "-a", str(zip_path.resolve()), "-o", tmp, str(upload.resolve()), cwd=Path(tmp),
+                      timeout=timeout)
+        results = Path(tmp) / "results.json"
+        if not results.exists():
+            return {"status": f"error: {done.stdout[-500:]} {done.stderr[-1500:]}"}
+        return {q: s for q, (s, _) in scores(json.loads(results.read_text())).items()}
 
 
 def _zip_tests(zip_path: Path) -> dict[str, str]:
@@ -410,7 +564,7 @@ def check_examples(name: str, master: dict, by: dict, total: float, blank: dict,
         if by[kind]["status"] != "graded" or score(kind) != total:
             problems.append(f"the {kind} submission: {by[kind]['status']}, {score(kind)} of {total} (full marks "
                             "required)")
-    for kind in ("library", "copied"):
+    for kind in ("copied",):
         if not score(kind) < total / 2:
             problems.append(f"the {kind} submission scores {score(kind)} of {total}: not below half")
     if not score("zeros") <= total / 4:

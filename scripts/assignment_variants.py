@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import importlib.util
+import io
 import json
 import os
 import re
@@ -18,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -160,29 +162,50 @@ def master_parts(nb: dict) -> dict:
             "hidden_lines": hidden - public, "public_lines": public, "questions": questions}
 
 
-def student_text(student_dir: Path) -> tuple[set, str]:
-    """Stripped lines and full text of everything in a student folder (notebooks and tests)."""
-    texts = []
-    for path in sorted(student_dir.rglob("*")):
-        if path.suffix == ".ipynb":
-            nb = json.loads(path.read_text())
-            texts.extend(_source(c) for c in nb["cells"])
-            texts.append(json.dumps(nb.get("metadata", {})))
-        elif path.suffix == ".py" and path.name not in (SUPPORT.name, GRADING.name):  # public support code
-            texts.append(path.read_text())
-    text = "\n".join(texts)
-    return {line.strip() for line in text.splitlines()}, text
+def _texts(name: str, data: bytes):
+    """(path, text) of one file, and of every file inside it when it is a zip (a wheel too), recursively."""
+    if zipfile.is_zipfile(io.BytesIO(data)):
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            for entry in z.namelist():
+                if not entry.endswith("/"):
+                    yield from _texts(f"{name}/{entry}", z.read(entry))
+        return
+    text = data.decode("utf-8", errors="replace")
+    if name.endswith(".ipynb"):
+        nb = json.loads(text)
+        text = "\n".join([*(_source(c) for c in nb["cells"]), json.dumps(nb.get("metadata", {}))])
+    elif name.endswith(".json"):  # its strings, each a text of its own lines (a line inside quotes is a line)
+        text = "\n".join(_strings(json.loads(text)))
+    yield name, text
 
 
-def leaks(master: dict, student_dir: Path) -> list[str]:
-    """What of the master's solutions and hidden tests reached the student folder."""
+def _strings(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else []
+    return [s for item in items for s in _strings(item)]
+
+
+def student_files(student: Path) -> dict[str, str]:
+    """Path -> text of every file a student gets: a folder's files, or a zip's entries, any suffix, with
+    the files inside any zip among them (the wheel). The public support code is left out."""
+    raw = ({str(p.relative_to(student)): p.read_bytes() for p in sorted(student.rglob("*")) if p.is_file()}
+           if student.is_dir() else {student.name: student.read_bytes()})
+    return {path: text for name, data in raw.items() for path, text in _texts(name, data)
+            if Path(path).name not in (SUPPORT.name, GRADING.name)}
+
+
+def leaks(master: dict, student: Path) -> list[str]:
+    """What of the master's solutions and hidden tests reached what students get: every file of a student
+    folder or zip (``student_files``), named with the file it is in."""
     parts = master_parts(master)
-    lines, text = student_text(student_dir)
-    found = [f"solution line in the student version: {line!r}" for line in sorted(parts["solution_lines"])
-             if line in lines]
-    found += [f"hidden test line in the student version: {line!r}" for line in sorted(parts["hidden_lines"])
-              if line in lines or line in text]
-    found += [f"marker {marker!r} left in the student version" for marker in MARKERS if marker in text]
+    found = []
+    for path, text in student_files(student).items():
+        lines = {line.strip() for line in text.splitlines()}
+        found += [f"{path}: solution line {line!r}" for line in sorted(parts["solution_lines"]) if line in lines]
+        found += [f"{path}: hidden test line {line!r}" for line in sorted(parts["hidden_lines"])
+                  if line in lines or line in text]
+        found += [f"{path}: marker {marker!r}" for marker in MARKERS if marker in text]
     return found
 
 

@@ -219,7 +219,7 @@ def build(name: str, seed: str, wheel: Path, with_examples: bool = True, jobs: i
     scored = None
     if with_examples:
         paths = write_examples(name, master, values, solution_nb, student_nb, out / "examples", separate_tampering)
-        scored = grade_examples(name, zips[0], master, paths, total, {q: s for q, (s, _) in blank.items()},
+        scored = grade_examples(name, zips[0], master, paths, total, {q: s for q, (s, _) in blank.items()}, values,
                                 jobs=jobs)
 
     # the file students open, with the wheel its set-up cell installs, and the instructors' handout
@@ -229,6 +229,9 @@ def build(name: str, seed: str, wheel: Path, with_examples: bool = True, jobs: i
             if path.is_file():
                 z.write(path, path.relative_to(out / "student"))
         z.write(wheel, wheel.name)
+    found = leaks(master, student_zip)  # every file of it, the wheel's too
+    if found:
+        raise AssignmentError(f"{name}: the student zip leaks:\n  " + "\n  ".join(found[:30]))
     setup = next(_source(c) for c in json.loads(student_nb.read_text())["cells"] if c["cell_type"] == "code")
     if f"%pip install -q {wheel.name}" not in setup or f'"{wheel_version(wheel)}"' not in setup:
         raise AssignmentError(f"{name}: the student set-up cell does not install {wheel.name} from the zip")

@@ -7,12 +7,15 @@ wherever they are stated, and that the leak detector finds solutions, markers an
 and only those.
 """
 
+import ast
 import importlib.util
+import io
 import json
 import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -238,6 +241,48 @@ def test_course_extra_installs_what_its_commands_need():
     assert any(r.startswith("ipykernel") for r in course), "otter runs notebooks on a python3 kernel"
     assert any(r.startswith("pyyaml") for r in course) and any(r.startswith("setuptools") for r in course)
     assert "otter" not in (ROOT / "requirements.txt").read_text()
+
+
+#: The scripts an instructor runs from the guide, with every module they load from scripts/.
+COURSE_SCRIPTS = ("assignments.py", "assignment_variants.py", "assignment_examples.py", "assignment_attacks.py",
+                  "grade_class.py", "copying.py", "student_setup.py", "clean_grader.py")
+
+
+def _distribution(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def test_course_extra_installs_every_package_the_course_scripts_import():
+    """What the guide's commands import (and read with importlib.metadata) is installed by
+    `pip install -e ".[course]"`: the extra, or attnlib's own dependencies. (sphinx-mathjax-offline, read
+    for the offline handout, was missing: the build failed after minutes on a fresh venv.)"""
+    import importlib.metadata
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    installed = {_distribution(re.split(r"[\[<>=!~ ;]", r)[0]) for r in
+                 project["dependencies"] + project["optional-dependencies"]["course"]}
+    local = {p.stem for p in (ROOT / "scripts").glob("*.py")} | {"assignment_support", "assignment_grading",
+                                                                  "attnlib", "variant"}
+    owners = importlib.metadata.packages_distributions()
+    needed = {}
+    for script in COURSE_SCRIPTS:
+        path = ROOT / "scripts" / script
+        if not path.exists():
+            continue
+        text = path.read_text()
+        tree = ast.parse(text)
+        modules = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        modules |= {n.module.split(".")[0] for n in ast.walk(tree)
+                    if isinstance(n, ast.ImportFrom) and n.module and not n.level}
+        for module in modules - set(sys.stdlib_module_names) - local:
+            for dist in owners.get(module, [module]):
+                needed.setdefault(_distribution(dist), script)
+        for dist in re.findall(r'distribution\("([\w.-]+)"\)', text):
+            needed.setdefault(_distribution(dist), script)
+    needed.pop("otter-grader", None)  # imported as otter; in the extra as otter-grader[grading]
+    missing = {dist: script for dist, script in needed.items() if dist not in installed | {"otter-grader"}}
+    assert not missing, f"imported by the course scripts but not installed by the course extra: {missing}"
 
 
 # --- variants from a secret seed ----------------------------------------------------------------
@@ -521,13 +566,13 @@ def test_clean_student_version_has_no_leaks(tmp_path):
 
 @pytest.mark.parametrize("change, expected", [
     (lambda nb: nb["cells"][2].update(source="def triple(x):\n    tripled = 3 * x\n    return tripled"),
-     "solution line in the student version: 'return tripled'"),
+     "x.ipynb: solution line 'return tripled'"),
     (lambda nb: nb["cells"][2].update(source="def triple(x):\n    # BEGIN SOLUTION\n    ...\n    # END SOLUTION"),
-     "marker 'BEGIN SOLUTION' left in the student version"),
+     "x.ipynb: marker 'BEGIN SOLUTION'"),
     (lambda nb: nb["cells"][5].update(source="Because multiplication by three is linear."),
-     "solution line in the student version: 'Because multiplication by three is linear.'"),
+     "x.ipynb: solution line 'Because multiplication by three is linear.'"),
     (lambda nb: nb["cells"].append(cell("code", "# HIDDEN\nassert triple(-2) == -6")),
-     "hidden test line in the student version: 'assert triple(-2) == -6'"),
+     "x.ipynb: hidden test line 'assert triple(-2) == -6'"),
 ])
 def test_leaks_are_found(tmp_path, change, expected):
     nb = json.loads(json.dumps(CLEAN_STUDENT))
@@ -537,8 +582,25 @@ def test_leaks_are_found(tmp_path, change, expected):
 
 def test_hidden_test_in_the_student_tests_is_found(tmp_path):
     folder = student_folder(tmp_path, CLEAN_STUDENT, tests="test = {'cases': ['assert triple(-2) == -6']}")
-    assert assignments.leaks(MASTER, folder) == [
-        "hidden test line in the student version: 'assert triple(-2) == -6'"]
+    assert assignments.leaks(MASTER, folder) == ["tests/q1.py: hidden test line 'assert triple(-2) == -6'"]
+
+
+def test_every_file_of_the_student_zip_is_read_even_inside_a_wheel(tmp_path):
+    """A solution in a JSON file beside the notebook, or in a file inside the wheel, is a leak too."""
+    (tmp_path / "s").mkdir()
+    folder = student_folder(tmp_path / "s", CLEAN_STUDENT)
+    (folder / "assignment_given.json").write_text(json.dumps({"public_lines": ["return tripled"]}, indent=1))
+    wheel = io.BytesIO()
+    with zipfile.ZipFile(wheel, "w") as w:
+        w.writestr("pkg/solutions.txt", "answer = 42\n")
+    (folder / "pkg-1.0-py3-none-any.whl").write_bytes(wheel.getvalue())
+    student_zip = tmp_path / "a1-student.zip"
+    with zipfile.ZipFile(student_zip, "w") as z:
+        for path in sorted(folder.rglob("*")):
+            z.write(path, path.relative_to(folder))
+    expected = ["a1-student.zip/assignment_given.json: solution line 'return tripled'",
+                "a1-student.zip/pkg-1.0-py3-none-any.whl/pkg/solutions.txt: solution line 'answer = 42'"]
+    assert assignments.leaks(MASTER, student_zip) == expected
 
 
 def test_scores_leave_out_the_public_summary():
