@@ -27,6 +27,7 @@ mismatch stored hashes) in ``copying_references.json`` in the autograder zip onl
 
 from __future__ import annotations
 
+import ast
 import builtins
 import hashlib
 import importlib
@@ -43,12 +44,12 @@ from dataclasses import dataclass
 REFERENCES_FILE = "copying_references.json"
 FORMAT = 1
 #: Tokens per k-gram, and k-grams per winnowing window.
-K, WINDOW = 6, 4
+K, WINDOW = 10, 4
 #: A reference or answer with fewer fingerprints than this is too short to tell copying from the
 #: obvious answer (``np.outer(a, b - c)``): it is not judged.
-MIN_FINGERPRINTS = 6
+MIN_FINGERPRINTS = 8
 #: A score at or above this is flagged (calibrated in tests/test_copying.py).
-THRESHOLD = 0.6
+THRESHOLD = 0.5
 
 PLACEHOLDER = re.compile(r"\{\{\s*\w+\s*\}\}")
 BREAK = "{{next_part}}"  # a placeholder line between two parts of a solution
@@ -61,10 +62,20 @@ _STRINGS = {tokenize.STRING} | {getattr(tokenize, n) for n in ("FSTRING_START", 
                                  if hasattr(tokenize, n)}
 
 
-def tokens(code: str) -> list[str]:
-    """The normalised token stream of Python code (IPython magics and shell lines left out)."""
+def canonical(code: str) -> str:
+    """``code`` as ``ast.unparse`` writes it (comments, layout, parentheses and quotes as everyone's), or as it
+    is if it does not parse; template placeholders become a name, IPython magics and shell lines nothing."""
     code = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in code.splitlines()) + "\n"
     code = PLACEHOLDER.sub("__placeholder__", code)
+    try:
+        return ast.unparse(ast.parse(code)) + "\n"
+    except (SyntaxError, ValueError, RecursionError):
+        return code
+
+
+def tokens(code: str) -> list[str]:
+    """The normalised token stream of Python code (see :func:`canonical`)."""
+    code = canonical(code)
     out: list[str] = []
     try:
         for tok in tokenize.generate_tokens(io.StringIO(code).readline):
@@ -136,9 +147,11 @@ def library_source(dotted: str) -> str:
     if obj is None:
         raise ValueError(f"{dotted}: no such module ({error})")
     try:
-        return textwrap.dedent(inspect.getsource(inspect.unwrap(obj)))
+        source = textwrap.dedent(inspect.getsource(inspect.unwrap(obj)))
     except (TypeError, OSError) as err:
         raise ValueError(f"{dotted}: no source to compare with ({err})") from None
+    definition = ast.parse(source).body[0]  # from its def line: the decorators are the library's, not the answer
+    return "\n".join(source.splitlines()[definition.lineno - 1:]) + "\n"
 
 
 def references(solutions: Mapping[str, str], public: Mapping[str, str],
@@ -188,17 +201,19 @@ def split_master(master: dict) -> tuple[dict[str, str], str]:
         if cell.get("cell_type") != "code" or region == "TESTS":
             continue
         if region == "SOLUTION" and question:
-            inside, mine = "# BEGIN SOLUTION" not in text, []
+            inside, part = "# BEGIN SOLUTION" not in text, []
             for line in text.splitlines():
                 mark = line.strip().upper()
                 if mark.startswith("# BEGIN SOLUTION"):
                     inside = True
                 elif mark.startswith("# END SOLUTION"):
                     inside = False
-                    mine.append(BREAK)
+                    solutions.setdefault(question, []).append(textwrap.dedent("\n".join(part)))
+                    part = []
                 else:
-                    (mine if inside else given).append(line)
-            solutions.setdefault(question, []).append(textwrap.dedent("\n".join(mine)))
+                    (part if inside else given).append(line)
+            if part:
+                solutions.setdefault(question, []).append(textwrap.dedent("\n".join(part)))
         else:
             given.append(text)
     # the parts of a question are joined by a placeholder line, so that no k-gram runs from one into the next
@@ -230,7 +245,8 @@ def _check_format(references_data: dict) -> None:
 
 
 def notebook_code(nb: dict) -> str:
-    return "\n".join(_source(c) for c in nb.get("cells", []) if c.get("cell_type") == "code")
+    """The code cells, each made canonical on its own (a cell that does not parse spoils only itself)."""
+    return "\n".join(canonical(_source(c)) for c in nb.get("cells", []) if c.get("cell_type") == "code")
 
 
 def scores(nb: dict, references_data: dict) -> list[Match]:
@@ -274,15 +290,18 @@ def pairwise(notebooks: Mapping[str, dict], references_data: dict | None = None,
     """Pairs of submissions whose answers to a question share at least ``threshold`` of the smaller
     answer's fingerprints: (file, other file, question, share), the code every student receives left out."""
     boiler = set(kgrams(references_data.get("given", ""))) if references_data else set()
-    prints = {name: {q: fingerprints(code) - boiler for q, code in answers(nb).items()} for name, nb in notebooks.items()}
+    codes = {name: answers(nb) for name, nb in notebooks.items()}
+    prints = {name: {q: fingerprints(code) - boiler for q, code in mine.items()} for name, mine in codes.items()}
+    grams = {name: {q: set(kgrams(code)) for q, code in mine.items()} for name, mine in codes.items()}
     names, out = sorted(prints), []
     for i, a in enumerate(names):
         for b in names[i + 1:]:
             for question in sorted(set(prints[a]) & set(prints[b])):
-                fa, fb = prints[a][question], prints[b][question]
-                if min(len(fa), len(fb)) < MIN_FINGERPRINTS:
+                (small, other) = (a, b) if len(prints[a][question]) <= len(prints[b][question]) else (b, a)
+                fingerprints_ = prints[small][question]
+                if len(fingerprints_) < MIN_FINGERPRINTS:
                     continue
-                share = round(len(fa & fb) / min(len(fa), len(fb)), 2)
+                share = round(len(fingerprints_ & grams[other][question]) / len(fingerprints_), 2)
                 if share >= threshold:
                     out.append((a, b, question, share))
     return out
