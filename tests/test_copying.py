@@ -187,7 +187,8 @@ def assignment(request):
     name = request.param
     master = json.loads((ROOT / "assignments" / name / f"{name}.ipynb").read_text())
     seed = "a private course seed for the copying tests"
-    values = {**variants.variant_values(name, seed), **variants.fixed_values(master, "attnlib-0.0-py3-none-any.whl", seed)}
+    values = {**variants.variant_values(name, seed),
+              **variants.fixed_values(master, "attnlib-0.0-py3-none-any.whl", seed)}
     rendered = variants.render(master, values, strict=False)
     public, given = copying.split_master(master)
     mine, _ = copying.split_master(rendered)
@@ -223,12 +224,13 @@ def test_pasted_library_source_with_renamed_locals_is_flagged(assignment):
 def test_honest_answers_stay_below_the_threshold(assignment):
     name, refs, _ = assignment
     for answer in HONEST[name]:
-        assert copying.compare(notebook(answer), refs) == [], (answer.split("(")[0], copying.scores(notebook(answer), refs))
+        assert copying.compare(notebook(answer), refs) == [], (answer[:30], copying.scores(notebook(answer), refs))
     assert copying.compare(notebook(*HONEST[name]), refs) == []
 
 
 def test_tokens_abstract_what_a_copier_changes_and_keep_what_the_code_does():
-    a = "def f(x, y):\n    # scale it\n    z = np.linalg.solve(x.T @ x, y) * 2.5  # comment\n    return len(z), 'done'\n"
+    a = ("def f(x, y):\n    # scale it\n    z = np.linalg.solve(x.T @ x, y) * 2.5  # comment\n"
+         "    return len(z), 'done'\n")
     b = "def other(A, B):\n    C = np.linalg.solve(A.T @ A, B) * 7\n\n    return len(C), \"over\"\n"
     assert copying.tokens(a) == copying.tokens(b)
     assert copying.tokens(a)[:8] == ["def", "V", "(", "V", ",", "V", ")", ":"]
@@ -307,9 +309,9 @@ def submission(*answers):
 
 def test_pairwise_flags_a_renamed_copy_of_another_student_and_not_honest_pairs():
     honest = HONEST["a2_certificates_and_sculpting"]
+    plain = "def second_moment(X):\n    F = cubic_features(X)\n    return F.T @ F / F.shape[0]\n"
     class_ = {"a.ipynb": submission(honest[1], STUDENT_A), "b.ipynb": submission(honest[1] + "\n", renamed(STUDENT_A)),
-              "c.ipynb": submission("def second_moment(X):\n    F = cubic_features(X)\n    return F.T @ F / F.shape[0]\n",
-                                    honest[0])}
+              "c.ipynb": submission(plain, honest[0])}
     assert copying.answers(class_["a.ipynb"]) == {"q1": honest[1], "q2": STUDENT_A}
     found = copying.pairwise(class_)
     assert ("a.ipynb", "b.ipynb", "q2", 1.0) in found and ("a.ipynb", "b.ipynb", "q1", 1.0) in found
