@@ -13,12 +13,13 @@ A reference's score is the share of its fingerprints found in the submission's c
 moving the copy to another cell does not hide it); two submissions' score for a question is the
 share of the smaller one's fingerprints of that question's answer cells found in the other's.
 
-Why not the ``copydetect`` library (0.5.0), which was evaluated first: its fingerprints use Python's
-salted ``hash()`` (they change from process to process, so none could be stored or compared across
-runs), it keeps numbers verbatim, abstracts attribute names (every numpy call becomes ``V.V``,
-which brings honest numpy code closer to the references), works on characters of its own lexer's
-output rather than on Python's tokens, imports matplotlib on import, and would have to be installed
-wherever the test suite runs. The method itself is short; it is written here on Python's tokenizer.
+Why not the ``copydetect`` library (0.5.0), which was evaluated first on the same cases (its pygments
+tokenizer, 25-character k-grams): it separates them too, with less margin (renamed copies of the
+references from 0.60, this module from 0.79), but its fingerprints use Python's salted ``hash()``
+(they change from process to process, so none could be stored or compared across runs), it keeps
+numbers verbatim, abstracts attribute names (every numpy call becomes ``V.V``), imports matplotlib
+on import, and would have to be installed wherever the test suite runs (the ``course`` extra is
+not). The method itself is short; it is written here on Python's own tokenizer and ``ast``.
 
 The references are built once, with the assignment (:func:`references`), and stored as code (not as
 hashes: the code shows the instructor what matched, and a change of K or WINDOW cannot silently
@@ -175,6 +176,15 @@ def references(solutions: Mapping[str, str], public: Mapping[str, str],
         refs += [{"kind": "library", "name": name, "code": library_source(name)} for name in library.get(question, ())]
         out[question] = refs
     return {"format": FORMAT, "given": given, "questions": out}
+
+
+def references_from_masters(public_master: dict, variant_master: dict,
+                            library: Mapping[str, Sequence[str]] | None = None) -> dict:
+    """:func:`references` from the public master (the template) and the variant's rendered master; the code
+    students receive is the rendered master's."""
+    public, _ = split_master(public_master)
+    solutions, given = split_master(variant_master)
+    return references(solutions, public, library, given)
 
 
 def split_master(master: dict) -> tuple[dict[str, str], str]:

@@ -316,3 +316,18 @@ def test_pairwise_flags_a_renamed_copy_of_another_student_and_not_honest_pairs()
     found = copying.pairwise(class_)
     assert ("a.ipynb", "b.ipynb", "q2", 1.0) in found and ("a.ipynb", "b.ipynb", "q1", 1.0) in found
     assert not [f for f in found if "c.ipynb" in f], found
+
+
+def test_references_from_masters_is_split_master_and_references():
+    name = "a3_lower_bounds"
+    master = json.loads((ROOT / "assignments" / name / f"{name}.ipynb").read_text())
+    seed = "another course seed"
+    values = {**variants.variant_values(name, seed),
+              **variants.fixed_values(master, "attnlib-0.0-py3-none-any.whl", seed)}
+    rendered = variants.render(master, values, strict=False)
+    refs = copying.references_from_masters(master, rendered, LIBRARY[name])
+    assert json.loads(json.dumps(refs)) == refs, "JSON-able"
+    assert refs["format"] == copying.FORMAT and "{{" not in refs["given"]
+    kinds = {q: [r["kind"] for r in rs] for q, rs in refs["questions"].items()}
+    assert kinds["q6"] == ["variant", "public", "library"] and "{{" in refs["questions"]["q6"][1]["code"]
+    assert "{{" not in refs["questions"]["q6"][0]["code"].replace(copying.BREAK, "")
