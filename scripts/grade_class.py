@@ -257,7 +257,11 @@ def to_csv(rows: list[dict], questions: list[dict] | None = None) -> str:
 
 
 def flag_shared(rows: list[dict], submissions: list[Path], references: dict | None) -> None:
-    """Flag, on both rows, each pair of submissions whose answers to a question share at least the threshold."""
+    """Flag, on both rows, each pair of submissions whose answers to a question share at least the threshold.
+    Without references (an old zip, flagged on every row) nothing is compared: the code every student
+    receives, which they store, is not known, and every pair would share it."""
+    if references is None:
+        return
     notebooks = {}
     for sub in submissions:
         try:

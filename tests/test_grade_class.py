@@ -160,6 +160,9 @@ def test_the_class_is_compared_pair_by_pair(tmp_path):
     assert "shares 1.00 of q1 with b.ipynb" in rows["a.ipynb"]["flags"]
     assert "shares 1.00 of q1 with a.ipynb" in rows["b.ipynb"]["flags"]
     assert "shares" not in rows["c.ipynb"]["flags"]
+    rows = [{"submission": sub.name, "flags": ""} for sub in subs]
+    grade_class.flag_shared(rows, subs, None)
+    assert all(r["flags"] == "" for r in rows), "an old zip: nothing compared (its rows say copying not checked)"
 
 
 def test_bad_input(tmp_path, capsys):
