@@ -14,12 +14,20 @@ the loop's question and grading goes on. The process as a whole is also stopped 
 a submission is listed with status ``timeout`` and the scores of the questions graded before it
 stopped.
 
+A run is ``graded`` only if otter finished cleanly: exit status 0, a ``results.json`` with every
+autograded question, no traceback in its output. Anything else is an ``error`` with no scores (the
+reason is in the flags); the progress file the plugin writes is read only for a ``timeout``.
+
 The CSV has one row per submission: its file name, ``status`` (graded, timeout, error),
 ``seconds``, ``total`` and ``max`` (the autograded points), one column per autograded question,
 an empty column per written question (``q3 (written /4)``) for the instructor's points, then
-``flags`` (code that reaches for the grader: read those notebooks; the grader is not a sandbox)
-and ``similarity`` (the share of the public master's solution lines found in the submission). It
-is also printed.
+``flags`` (code that reaches for the grader, files besides the notebook, copying: read those
+notebooks) and ``similarity`` (the highest share of a reference's fingerprints found in the
+submission, see ``scripts/copying.py``: the variant's reference solutions, the public master's, the
+library functions the questions are about, stored in the autograder zip as
+``copying_references.json``; each match at or above ``copying.THRESHOLD`` is a flag naming what it
+matched). Submissions of the class are also compared with each other, question by question. It is
+also printed.
 """
 
 from __future__ import annotations
@@ -29,7 +37,6 @@ import csv
 import io
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -39,10 +46,14 @@ import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+HERE = str(Path(__file__).resolve().parent)
+if HERE not in sys.path:  # copying.py beside this script (scripts/ is no package), when it is loaded from a file
+    sys.path.insert(0, HERE)
+
+import copying  # noqa: E402
+
 SUFFIXES = (".ipynb", ".zip")
 PLUGIN_MODULE = "assignment_grading"
-#: A submission sharing at least this share of the public solution lines is flagged.
-SIMILAR = 0.5
 
 
 class GradingError(RuntimeError):
@@ -72,13 +83,19 @@ def read_autograder(autograder: Path) -> dict:
         with zipfile.ZipFile(autograder) as z:
             config = json.loads(z.read("otter_config.json"))
             plugin = z.read(f"{PLUGIN_MODULE}.py").decode() if f"{PLUGIN_MODULE}.py" in z.namelist() else None
+            references = (json.loads(z.read(copying.REFERENCES_FILE)) if copying.REFERENCES_FILE in z.namelist()
+                          else None)
     except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, OSError) as err:
         raise GradingError(f"{autograder} is not an autograder zip written by otter assign ({err})") from None
+    if references is not None and (not isinstance(references, dict) or references.get("format") != copying.FORMAT):
+        raise GradingError(f"{autograder}: {copying.REFERENCES_FILE} is not of format {copying.FORMAT}; "
+                           "build the assignment again")
     given = {}
     for entry in config.get("plugins", []):
         if isinstance(entry, dict) and f"{PLUGIN_MODULE}.GradeDefinitions" in entry:
             given = entry[f"{PLUGIN_MODULE}.GradeDefinitions"].get("given", {})
-    return {"name": config.get("assignment_name") or given.get("assignment"), "given": given, "plugin": plugin}
+    return {"name": config.get("assignment_name") or given.get("assignment"), "given": given, "plugin": plugin,
+            "references": references}
 
 
 def _plugin_module(text: str | None, folder: Path):
@@ -96,16 +113,18 @@ def _plugin_module(text: str | None, folder: Path):
 
 
 def notebook_of(submission: Path) -> tuple[dict, list[str]]:
-    """The notebook of a submission (the only .ipynb in a zip) and the other files a zip holds."""
+    """The notebook of a submission (the only .ipynb in a zip) and every other entry a zip holds, folders
+    included (those a file's path implies too): none of them reaches the grader."""
     if submission.suffix == ".zip":
         try:
             with zipfile.ZipFile(submission) as z:
-                names = [n for n in z.namelist() if not n.endswith("/")]
+                names = z.namelist()
                 notebooks = [n for n in names if n.endswith(".ipynb") and not n.startswith("__MACOSX")]
                 if len(notebooks) != 1:
                     raise GradingError(f"{submission.name}: {len(notebooks)} notebooks in the zip; expected one")
                 text = z.read(notebooks[0]).decode()
-                others = [n for n in names if n != notebooks[0]]
+                folders = {"/".join(n.split("/")[:i]) + "/" for n in names for i in range(1, n.count("/") + 1)}
+                others = sorted((set(names) | folders) - {notebooks[0]})
         except zipfile.BadZipFile:
             raise GradingError(f"{submission.name}: not a zip file") from None
     else:
@@ -114,27 +133,6 @@ def notebook_of(submission: Path) -> tuple[dict, list[str]]:
         return json.loads(text), others
     except json.JSONDecodeError as err:
         raise GradingError(f"{submission.name}: not a notebook ({err.msg})") from None
-
-
-# --- similarity with the public master ----------------------------------------------------------
-
-
-def normalise(line: str) -> str:
-    """A code line without its comment and with single spaces."""
-    line = re.sub(r"\s+#.*$", "", line.strip()) if not line.strip().startswith("#") else ""
-    return re.sub(r"\s+", " ", line).strip()
-
-
-def similarity(nb: dict, public_lines: list[str]) -> float | None:
-    """The share of the public master's solution lines that the submission's code contains."""
-    if not public_lines:
-        return None
-    mine = set()
-    for cell in nb.get("cells", []):
-        if cell.get("cell_type") == "code":
-            source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
-            mine.update(normalise(line) for line in source.splitlines())
-    return round(sum(line in mine for line in public_lines) / len(public_lines), 2)
 
 
 # --- grading ------------------------------------------------------------------------------------
@@ -160,7 +158,7 @@ def grade_one(autograder: Path, submission: Path, timeout: float, command=otter_
             copy = tmp / f"{name}.ipynb"  # the assignment's own name, whatever the student called it
             copy.write_text(json.dumps(nb))
             if others:
-                flags.append("files besides the notebook (not graded): " + ", ".join(others[:5]))
+                flags.append("files besides the notebook (not graded): " + ", ".join(others))
             if plugin is not None:
                 flags += plugin.flags(nb, info.get("given", {}))
             progress = tmp / "progress.json"
@@ -176,20 +174,24 @@ def grade_one(autograder: Path, submission: Path, timeout: float, command=otter_
                 os.killpg(proc.pid, signal.SIGKILL)  # otter and the kernel it started
                 log, _ = proc.communicate()
                 status = "timeout"
-            results = tmp / "out" / "results.json"
-            if status == "graded" and results.exists():
-                data = json.loads(results.read_text())
-                per_question = scores(data)
-                public = next((t.get("output", "") for t in data.get("tests", [])
-                               if t.get("name") == "Public Tests"), "")
-            elif progress.exists():  # stopped: the questions graded before that
-                per_question = {q: (float(s), float(m)) for q, (s, m) in json.loads(progress.read_text()).items()}
-            if status == "graded" and not per_question:
-                status = "error"
+            if status == "timeout":
+                if progress.exists():  # stopped: the questions graded before that
+                    per_question = read_progress(progress)
+            else:
+                per_question, public, failed = read_results(tmp / "out" / "results.json", proc.returncode, log,
+                                                            info.get("given", {}))
+                if failed:
+                    status, per_question, public = "error", {}, ""
+                    flags.append("grading failed, no score: " + "; ".join(failed))
     given = info.get("given", {})
-    share = similarity(nb, given.get("public_lines", [])) if nb is not None else None
-    if share is not None and share >= SIMILAR:
-        flags.append(f"shares {share:.0%} of the public master's solution lines")
+    share = None
+    if nb is not None and info.get("references") is None:
+        flags.append(f"no {copying.REFERENCES_FILE} in the autograder zip (built before copying detection): "
+                     "copying not checked")
+    elif nb is not None:
+        found = copying.scores(nb, info["references"])
+        share = max((m.score for m in found), default=0.0)
+        flags += [str(m) for m in sorted(found, key=lambda m: -m.score) if m.score >= copying.THRESHOLD]
     row = {"submission": submission.name, "status": status, "seconds": round(time.monotonic() - start, 1),
            "total": sum(s for s, _ in per_question.values()) if per_question else "",
            "max": sum(m for _, m in per_question.values()) if status == "graded" else "",
@@ -198,6 +200,38 @@ def grade_one(autograder: Path, submission: Path, timeout: float, command=otter_
     row.update({written_column(q): "" for q in given.get("questions", []) if q.get("manual")})
     row["log"], row["public_output"] = log, public
     return row
+
+
+def read_progress(path: Path) -> dict:
+    """Question -> (score, max) from the plugin's progress file (a timeout's questions graded before the stop)."""
+    try:
+        return {q: (float(s), float(m)) for q, (s, m) in json.loads(path.read_text()).items()}
+    except (ValueError, TypeError, AttributeError, OSError):
+        return {}
+
+
+def read_results(results: Path, returncode: int, log: str, given: dict) -> tuple[dict, str, list[str]]:
+    """The scores and public-test output of a finished otter run, and why it cannot be trusted (if it cannot)."""
+    failed, per_question, public = [], {}, ""
+    if returncode != 0:
+        failed.append(f"otter exited with status {returncode}")
+    if "Traceback (most recent call last)" in log:
+        failed.append("a traceback in otter's output")
+    try:
+        data = json.loads(results.read_text())
+        per_question = scores(data)
+        public = next((t.get("output", "") for t in data.get("tests", []) if t.get("name") == "Public Tests"), "")
+    except FileNotFoundError:
+        failed.append("no results.json")
+    except (ValueError, TypeError, AttributeError, KeyError, OSError) as err:
+        failed.append(f"results.json unreadable ({err})")
+    expected = {q["name"] for q in given.get("questions", []) if not q.get("manual")}
+    missing = sorted(expected - set(per_question))
+    if missing and not any(f.startswith(("no results", "results.json")) for f in failed):
+        failed.append("results without " + ", ".join(missing))
+    if not per_question and not failed:
+        failed.append("no question graded")
+    return per_question, public, failed
 
 
 def written_column(question: dict) -> str:
@@ -222,6 +256,25 @@ def to_csv(rows: list[dict], questions: list[dict] | None = None) -> str:
     return out.getvalue()
 
 
+def flag_shared(rows: list[dict], submissions: list[Path], references: dict | None) -> None:
+    """Flag, on both rows, each pair of submissions whose answers to a question share at least the threshold.
+    Without references (an old zip, flagged on every row) nothing is compared: the code every student
+    receives, which they store, is not known, and every pair would share it."""
+    if references is None:
+        return
+    notebooks = {}
+    for sub in submissions:
+        try:
+            notebooks[sub.name] = notebook_of(sub)[0]
+        except GradingError:
+            continue
+    by_name = {row["submission"]: row for row in rows}
+    for a, b, question, share in copying.pairwise(notebooks, references):
+        for one, other in ((a, b), (b, a)):
+            row = by_name[one]
+            row["flags"] = "; ".join(filter(None, [row["flags"], f"shares {share:.2f} of {question} with {other}"]))
+
+
 def grade_folder(autograder: Path, folder: Path, *, timeout: float = 300, csv_path: Path | None = None,
                  jobs: int = 1) -> list[dict]:
     """Grade every submission in ``folder`` (sorted by name); write the CSV if ``csv_path`` is given."""
@@ -229,6 +282,7 @@ def grade_folder(autograder: Path, folder: Path, *, timeout: float = 300, csv_pa
     submissions = sorted(p for p in Path(folder).iterdir() if p.suffix in SUFFIXES)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         rows = list(pool.map(lambda sub: grade_one(Path(autograder), sub, timeout, info=info), submissions))
+    flag_shared(rows, submissions, info.get("references"))
     if csv_path is not None:
         Path(csv_path).write_text(to_csv(rows, info["given"].get("questions")))
     return rows
