@@ -19,9 +19,8 @@ so the class is a regression suite, not a list of names.
 from __future__ import annotations
 
 import ast
-import importlib
-import inspect
-import textwrap
+
+import copying
 
 #: A script that, for a minute, rewrites every pickled otter result it finds in the temporary folder so
 #: that every test scores full marks (what a process that outlives the answer would do).
@@ -194,17 +193,13 @@ def renamed_copy(source: str) -> str:
     return ast.unparse(_Renamer().visit(ast.parse(source)))
 
 
-def library_source(dotted: str) -> str:
-    """The source of an attnlib function, without its decorators, renamed ``_pasted_<name>``."""
-    module, _, name = dotted.rpartition(".")
-    fn = inspect.unwrap(getattr(importlib.import_module(module), name))
-    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    node = tree.body[0]
-    node.decorator_list = []
-    node.name = f"_pasted_{name}"
+def pasted(dotted: str) -> str:
+    """The source of an attnlib function, without its decorators, renamed ``_pasted_<name>``, locals renamed."""
+    tree = ast.parse(copying.library_source(dotted))
+    tree.body[0].name = f"_pasted_{tree.body[0].name}"
     return renamed_copy(ast.unparse(tree))
 
 
 def pasted_library(source: str, about: tuple[str, ...]) -> str:
     """A correct answer cell with the source of the library functions its question is about pasted above it."""
-    return "\n\n\n".join([*(library_source(d) for d in about), source])
+    return "\n\n\n".join([*(pasted(d) for d in about), source])

@@ -17,6 +17,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+import copying
 import yaml
 from assignment_attacks import (
     ANSWER_ATTACKS,
@@ -29,7 +30,6 @@ from assignment_attacks import (
 )
 from assignment_variants import (
     GRADING,
-    MASTERS,
     ROOT,
     SUPPORT,
     AssignmentError,
@@ -54,18 +54,10 @@ def _grader_call(node: ast.stmt) -> bool:
     return func.startswith("grader.") or func == "assignment_support.hand_in"
 
 
-def public_solution_lines(name: str) -> list[str]:
-    """The tracked master's code solution lines as published (placeholders left out), for similarity."""
-    grade_class = _grade_class()
-    master = json.loads((MASTERS / name / f"{name}.ipynb").read_text())
-    lines = {grade_class.normalise(line) for line in master_parts(master)["code_solution_lines"]}
-    return sorted(line for line in lines if len(line) >= 12 and "{{" not in line)
-
-
 def given_code(student_nb: dict, name: str, master: dict, wheel: Path) -> dict:
     """What the plugin needs: the student version's own code (run before the student's definitions at
     grading), the statements it consists of (not flagged, not 'rebinding'), the names it binds
-    (protected), the questions, and the public master's solution lines (for the similarity flag)."""
+    (protected) and the questions. Nothing of a solution: students get this file too."""
     grading = grading_module()
     preamble, keys, protected, modules = [], [], set(), set()
     for cell in student_nb["cells"]:
@@ -87,12 +79,12 @@ def given_code(student_nb: dict, name: str, master: dict, wheel: Path) -> dict:
     questions = [{"name": q["name"], "points": q["points"], "manual": q["manual"]} for q in questions_of(master)]
     return {"assignment": name, "preamble": preamble, "statements": sorted(set(keys)),
             "protected": sorted(protected), "modules": sorted(modules), "questions": questions,
-            "files": [SUPPORT.name, GRADING.name, grading.GIVEN_FILE, wheel.name, "requirements.txt"],
-            "public_lines": public_solution_lines(name)}
+            "files": [SUPPORT.name, GRADING.name, grading.GIVEN_FILE, wheel.name, "requirements.txt"]}
 
 
-def patch_autograder(zip_path: Path, given: dict) -> None:
-    """Put the plugin at the zip's root (on sys.path on Gradescope) and list it, with its configuration."""
+def patch_autograder(zip_path: Path, given: dict, references: dict) -> None:
+    """Put the plugin at the zip's root (on sys.path on Gradescope) and list it, with its configuration; and the
+    copying references (scripts/copying.py) beside it, for scripts/grade_class.py: the autograder zip only."""
     grading = grading_module()
     with zipfile.ZipFile(zip_path) as z:
         entries = {info.filename: z.read(info.filename) for info in z.infolist()}
@@ -101,6 +93,7 @@ def patch_autograder(zip_path: Path, given: dict) -> None:
     entries["otter_config.json"] = json.dumps(config, indent=2).encode()
     entries[GRADING.name] = GRADING.read_bytes()
     entries[f"files/{grading.GIVEN_FILE}"] = json.dumps(given, indent=1).encode()
+    entries[copying.REFERENCES_FILE] = json.dumps(references).encode()
     with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as z:
         for filename, data in entries.items():
             z.writestr(filename, data)
@@ -354,7 +347,7 @@ def write_examples(name: str, master: dict, values: dict, solution_nb: Path, stu
 
 
 #: Words the flags of the copy with renamed locals and pasted library source must contain.
-COPY_WORDS = ("attnlib.",)
+COPY_WORDS = ("matches the variant's reference solution", "matches attnlib.")
 #: Kinds written by ``write_new_kind``: honest answers, copies that hide their source, attacks, a package.
 NEW_KINDS = ("honest", "hidden_copy", "attacks", "package")
 
@@ -552,6 +545,11 @@ def _zip_tests(zip_path: Path) -> dict[str, str]:
         return {n: z.read(n).decode() for n in z.namelist() if n.startswith("tests/") and n.endswith(".py")}
 
 
+def _copy_flag(flag: str) -> bool:
+    """A flag of scripts/copying.py: a match with a reference, or code shared with another submission."""
+    return " matches " in flag or flag.startswith("shares ")
+
+
 def check_examples(name: str, master: dict, by: dict, total: float, blank: dict, timeout: float) -> list[str]:
     """What each example must score (the list of what does not hold)."""
     problems = []
@@ -591,7 +589,8 @@ def check_examples(name: str, master: dict, by: dict, total: float, blank: dict,
         if missing:
             problems.append(f"{kind} is not flagged {missing} (flags: {by[kind]['flags']!r})")
     for kind in ("correct", "scipy", "wrong", "raising", "looping", "zeros", "swallowing"):
-        stray = [f for f in (by[kind]["flags"] or "").split("; ") if f and "public master" not in f]
+        # made from the reference solutions, these match them (and each other): only other flags are stray
+        stray = [f for f in (by[kind]["flags"] or "").split("; ") if f and not _copy_flag(f)]
         if stray:
             problems.append(f"the {kind} submission is flagged: {stray}")
     if "public master" not in (by["copied"]["flags"] or ""):

@@ -67,6 +67,7 @@ HERE = str(Path(__file__).resolve().parent)
 if HERE not in sys.path:  # the modules beside this script (scripts/ is no package), when it is loaded from a file
     sys.path.insert(0, HERE)
 
+import copying  # noqa: E402
 from assignment_examples import (  # noqa: E402
     TAMPERING,
     _otter,
@@ -183,7 +184,9 @@ def build(name: str, seed: str, wheel: Path, with_examples: bool = True, jobs: i
     if done.returncode != 0 or not student_nb.exists() or not solution_nb.exists() or len(zips) != 1:
         raise AssignmentError(f"otter assign failed for {name}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
     given = given_code(json.loads(student_nb.read_text()), name, master, wheel)
-    patch_autograder(zips[0], given)
+    public = json.loads((MASTERS / name / f"{name}.ipynb").read_text())
+    references = copying.references_from_masters(public, master, variant_module(name).ABOUT)
+    patch_autograder(zips[0], given, references)
     (out / "student" / grading_module().GIVEN_FILE).write_text(json.dumps(given, indent=1))
     with zipfile.ZipFile(zips[0]) as z:
         environment = z.read("environment.yml").decode() if "environment.yml" in z.namelist() else ""
