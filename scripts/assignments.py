@@ -70,6 +70,7 @@ if HERE not in sys.path:  # the modules beside this script (scripts/ is no packa
 import copying  # noqa: E402
 from assignment_examples import (  # noqa: E402
     TAMPERING,
+    _copy_flag,
     _otter,
     example_cell,
     given_code,
@@ -280,8 +281,8 @@ def _summary(kind: str, row: dict, total: float) -> str:
     score = "-" if row["total"] is None else f"{row['total']:g}"
     status = "" if row["status"] == "graded" else f" [{row['status']}]"
     flags = [f for f in (row.get("flags") or "").split("; ") if f]
-    flagged = (" flagged" if any("public master" not in f for f in flags) else "") + \
-        (" similar" if any("public master" in f for f in flags) else "")
+    copied = [f for f in flags if _copy_flag(f)]
+    flagged = (" flagged" if len(copied) < len(flags) else "") + (" copy" if copied else "")
     return f"{kind} {score}/{total:g}{status}{flagged} in {row['seconds']:.0f} s"
 
 
