@@ -154,9 +154,10 @@ def _q5(token: str, targets: str, layout: str) -> dict:
     C_words = ("of shape `(psi, d)` (row $p$ holds feature $p$'s coefficients)" if layout == "pd" else
                "of shape `(d, psi)` (column $p$ holds feature $p$'s coefficients)")
     features = ("" if token == "last" else
-                rf" The {words} token's output is linear in the features $G_{{j_pk_p}}\,x_{{{sub},l}}$ of the "
-                rf"{words} token $x_{{{sub}}}$ (with $G=X^\top X$), numbered as `cubic_features` numbers its "
-                rf"features $G_{{j_pk_p}}\,x_{{n,l}}$ of the last token: feature $p$ below is that one.")
+                rf" The {words} token's output is linear in the features $G_{{j_pk_p}}\,x_{{{sub},l}}$ (with "
+                rf"$G=X^\top X$): those of `cubic_features`, $G_{{j_pk_p}}\,x_{{n,l}}$, with the {words} token "
+                rf"$x_{{{sub}}}$ in place of the last token $x_n$, numbered in the same order; `C` holds their "
+                "coefficients.")
     roll = -(t + 1)  # np.roll(X, roll, axis=1) puts the fitted token last; G = X^T X does not change
     X = f"np.roll(X, {t + 1}, axis=1)" if token != "last" else "X"  # the check's last token where we fit
     check = (f"fit({X}, np.repeat(np.asarray(Y)[:, None], np.shape(X)[1], axis=1))" if targets == "all"
