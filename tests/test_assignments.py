@@ -480,6 +480,29 @@ def test_every_tampering_example_expects_flags_the_plugin_raises():
         assert all(flag in found for flag in expected), (kind, found)
 
 
+def test_every_attack_expects_flags_the_plugin_raises():
+    """Each attack of the example class is flagged by the plugin's review of its code alone."""
+    attacks = sys.modules["assignment_attacks"]
+    grading = assignments.grading_module()
+    for kind in (*attacks.ANSWER_ATTACKS, *attacks.DEFINITION_ATTACKS):
+        code = (attacks.answer_attack(kind, "answer") if kind in attacks.ANSWER_ATTACKS
+                else attacks.DEFINITION_ATTACKS[kind][0])
+        found = " ".join(grading.flags({"cells": [cell("code", code)]}, {}))
+        assert all(flag in found for flag in attacks.attack_flags(kind)), (kind, found)
+
+
+def test_the_guide_names_every_example_of_the_class():
+    """The guide's table of the example class lists every kind the build writes (by kind or file name)."""
+    examples = sys.modules["assignment_examples"]
+    guide = (ROOT / "book" / "instructors.md").read_text()
+    table = guide[guide.index("* - example"):guide.index("```", guide.index("* - example"))]
+    named = set(re.findall(r"`([\w.*]+)`", table))
+    kinds = {**examples.examples(True), **examples.examples(False)}
+    missing = [k for k, f in kinds.items() if not {k, Path(f).stem, f} & named
+               and not (k.startswith("tamper_") and "tamper_*" in named)]
+    assert not missing, f"example kinds the guide does not describe: {missing}"
+
+
 # --- the instructors' handout -------------------------------------------------------------------
 
 PAGE = ('<html><head><script src="https://cdnjs.cloudflare.com/ajax/libs/require.js/2.1.10/require.min.js"></script>\n'
