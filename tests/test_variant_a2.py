@@ -82,16 +82,25 @@ def check_q1(form, space):
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-8)
 
 
+def flattened(thin, seed):
+    B = np.linalg.qr(np.random.default_rng(seed).normal(size=(3, 3)))[0]
+    X = gaussian_inputs(150, 6, 3, rng=seed) * np.array([1.0, 1.0, thin]) @ B.T
+    sigma = np.linalg.svd(cubic_features(X), compute_uv=False)
+    return X, (sigma[-1] / sigma[0]) ** 2          # lambda_min / lambda_max
+
+
 def q2_cases(tol_lambda):
     """(X, rank deficiency, lambda_min / lambda_max clearly above tol_lambda): from chapter 5's count."""
-    B = np.linalg.qr(np.random.default_rng(5).normal(size=(3, 3)))[0]
-    thin = gaussian_inputs(150, 6, 3, rng=6) * np.array([1.0, 1.0, 0.01]) @ B.T
-    Phi = cubic_features(thin)
-    ratio = np.linalg.eigvalsh(Phi.T @ Phi)[0] / np.linalg.eigvalsh(Phi.T @ Phi)[-1]
+    thin, ratio = flattened(0.01, 6)
     assert 1e-13 < ratio < 1e-11          # full rank by the eps rule, not at any of the variants' tolerances
-    return [(gaussian_inputs(200, 5, 2, rng=3), 0, True), (boolean_inputs(300, 5, 2, rng=4), 2, False),
-            (gaussian_inputs(10, 5, 3, rng=7), 18 - 10, False), (1e-3 * gaussian_inputs(100, 6, 3, rng=8), 0, True),
-            (thin, 0, ratio > tol_lambda)]
+    cases = [(gaussian_inputs(200, 5, 2, rng=3), 0, True), (boolean_inputs(300, 5, 2, rng=4), 2, False),
+             (gaussian_inputs(10, 5, 3, rng=7), 18 - 10, False), (1e-3 * gaussian_inputs(100, 6, 3, rng=8), 0, True),
+             (thin, 0, ratio > tol_lambda)]
+    for width in (0.05, 0.08, 0.12, 0.15):  # ratios about 1e-9 to 1e-6: between t^2 and t for the singular forms
+        X, ratio = flattened(width, 6)
+        assert min(abs(np.log10(ratio / t)) for t in (1e-8, 1e-9, 9e-10)) > 0.3, ratio   # far from every threshold
+        cases.append((X, 0, ratio > tol_lambda))
+    return cases
 
 
 def check_q2(form, tol, space):
@@ -178,6 +187,13 @@ def check(question, form, space, values):
 def test_the_master_with_the_reduction_lines_answers_every_form(question, form):
     values = {**DEMO, **MAKERS[question](*form)}
     check(question, form, master_functions(values), values)
+
+
+@pytest.mark.parametrize("question,form", [(q, f) for q, forms in FORMS.items() for f in forms],
+                         ids=[f"{q}-{'-'.join(map(str, f))}" for q, forms in FORMS.items() for f in forms])
+def test_the_honest_answer_answers_every_form(question, form):
+    values = {**DEMO, **MAKERS[question](*form)}
+    check(question, form, honest_functions(values), values)
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -191,8 +191,29 @@ def _sharp_head(rng, seed) -> dict:
             return {"scale_q6": scale, "seed_q6": s1, "seed_q6b": s2}
 
 
+def _flattened(rng, seed, low: float, high: float) -> tuple[int, float]:
+    """Gaussian data squeezed along one direction so that lambda_min / lambda_max lies in (low, high)."""
+    from attnlib import gaussian_inputs
+    from attnlib.rkhs import cubic_features
+
+    exponents = (np.log10(low) / 6 - 0.2, np.log10(high) / 6 + 0.2)   # the ratio goes about as thin^6
+    while True:
+        thin, s = float(10 ** rng.uniform(*exponents)), seed()
+        B = np.linalg.qr(np.random.default_rng(s).normal(size=(3, 3)))[0]
+        Phi = cubic_features(gaussian_inputs(150, 6, 3, rng=s) * np.array([1.0, 1.0, thin]) @ B.T)
+        ev = np.linalg.eigvalsh(Phi.T @ Phi / len(Phi))
+        if low < ev[0] / ev[-1] < high:
+            return s, thin
+
+
 def _certificate_cases(rng, seed, form: str, tol: float) -> dict:
-    """Data for the public tests of q2, and a nearly flat data set far from every threshold."""
+    """Data for the public tests of q2, and two flattened data sets far from every threshold.
+
+    The first is full rank by the book's rule but far below the variant's tolerance (on the
+    eigenvalues: the square of a tolerance on singular values); the second lies ten to a hundred
+    times above that tolerance, so that a tolerance on singular values applied to the eigenvalues
+    without squaring it gives the wrong answer.
+    """
     from attnlib import boolean_inputs, gaussian_inputs
     from attnlib.rkhs import cubic_features
 
@@ -201,18 +222,13 @@ def _certificate_cases(rng, seed, form: str, tol: float) -> dict:
         ev = np.linalg.eigvalsh(Phi.T @ Phi / len(Phi))
         return eval(_q2(form, tol)["q2_reference"], {"np": np, "_ev": ev})  # noqa: S307 (our own table)
 
-    while True:
-        thin, s = float(10 ** rng.uniform(-2.3, -1.3)), seed()
-        B = np.linalg.qr(np.random.default_rng(s).normal(size=(3, 3)))[0]
-        X = gaussian_inputs(150, 6, 3, rng=s) * np.array([1.0, 1.0, thin]) @ B.T
-        Phi = cubic_features(X)
-        ev = np.linalg.eigvalsh(Phi.T @ Phi / len(Phi))
-        ratio, eps_rule = ev[0] / ev[-1], len(ev) * np.finfo(float).eps
-        # full rank by the book's rule, far from it; and, for a tolerance, far below that tolerance
-        between = 100 * eps_rule < ratio < _lam_tol(form, tol) / 100
-        if between or (form == "deficiency" and ratio > 100 * eps_rule):
-            return {"seed_q2e": s, "q2_thin": thin, "q2_public_gauss": repr(answer(gaussian_inputs(200, 5, 2, rng=3))),
-                    "q2_public_signs": repr(answer(boolean_inputs(200, 5, 2, rng=4)))}
+    eps_rule = 18 * np.finfo(float).eps                      # psi = 18 at d = 3
+    lam = _lam_tol(form, tol) if form != "deficiency" else 1e-8
+    s, thin = _flattened(rng, seed, 100 * eps_rule, lam / 100)
+    s2, thin2 = _flattened(rng, seed, 10 * lam, 100 * lam)
+    return {"seed_q2e": s, "q2_thin": thin, "seed_q2f": s2, "q2_thin2": thin2,
+            "q2_public_gauss": repr(answer(gaussian_inputs(200, 5, 2, rng=3))),
+            "q2_public_signs": repr(answer(boolean_inputs(200, 5, 2, rng=4)))}
 
 
 def parameters(rng: np.random.Generator) -> dict:
