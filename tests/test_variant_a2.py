@@ -196,6 +196,17 @@ def test_the_honest_answer_answers_every_form(question, form):
     check(question, form, honest_functions(values), values)
 
 
+@pytest.mark.parametrize("question,form", [(q, f) for q, forms in FORMS.items() for f in forms],
+                         ids=[f"{q}-{'-'.join(map(str, f))}" for q, forms in FORMS.items() for f in forms])
+def test_the_library_example_is_right_but_for_the_guard(question, form):
+    """The "library" example must be worth full marks without the guard, or its zero proves nothing."""
+    values = {**DEMO, **MAKERS[question](*form)}
+    space = master_functions(values)
+    for source in MODULE.library(values).values():
+        exec(source, space)  # noqa: S102
+    check(question, form, space, values)
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_the_honest_answers_answer_their_variant(seed):
     values = av.variant_values(NAME, seed)

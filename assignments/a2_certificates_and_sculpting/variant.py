@@ -263,34 +263,58 @@ def canonical() -> dict:
 
 
 def library(v: dict) -> dict:
-    """Answers that call attnlib's own implementation (in this variant's form)."""
-    name = v["q2_name"]
-    answer = "int(cert.psi - cert.rank)" if name == "rank_deficiency" else "bool(cert.identifiable)"
+    """Answers that call attnlib's own implementation, right in this variant's form (only the guard stops them)."""
+    q2, tol = _form_of("q2", v)
+    q4, = _form_of("q4", v)
+    q5, = _form_of("q5", v)
+    order, failure, convention = _form_of("q6", v)
+    answer = {"deficiency": "int(cert.psi - cert.rank)", "certified": "bool(cert.identifiable)"}.get(
+        q2, f"bool(cert.lam_min > {_lam_tol(q2, tol)!r} * cert.lam_max)")
+    gap = {"book": "Z", "keys first": "Z.T", "reversed": "-Z", "scaled": "Z / np.sqrt(len(x_a))",
+           "bits": "Z / np.log(2.0)"}[q4]
+    labels = {"rows": "Y", "last": "np.repeat(np.asarray(Y)[:, None, :], X.shape[1], axis=1)",
+              "residual": "np.asarray(Y) - X", "bias": "Y"}[q5]
+    if q5 == "bias":
+        sum_w = ("    keep = sculpt.constant_sequences(X)\n"
+                 "    x, y = X[keep, 0], np.asarray(Y)[keep, 0]\n"
+                 "    return np.linalg.lstsq(x - x.mean(axis=0), y - y.mean(axis=0), rcond=None)[0]")
+    else:
+        sum_w = f"    return sculpt.constant_sum_W(X, {labels})"
+    theta = {"book": "T", "keys first": "T.T", "scaled": "np.sqrt(len(T)) * T", "base 2": "T / np.log(2.0)",
+             "residual": "T"}[convention]
+    refuse = "raise ValueError(str(err)) from None" if failure == "raise" else "return None"
     return {
         "second_moment": f'''def second_moment({v["q1_args"]}):
     from attnlib.rkhs import certificate
     Phi = cubic_features(X)
     {v["q1_in"] or "pass"}
     return certificate(X).lam_max * 0 + Phi.T @ Phi / len(Phi)''',
-        name: f'''def {name}(X):
+        v["q2_name"]: f'''def {v["q2_name"]}(X):
     from attnlib.rkhs import certificate
     cert = certificate(X)
     return {answer}''',
+        "gap_feature": f'''def gap_feature(x_a, x_b, x_c):
+    from attnlib import sculpt
+    Z = sculpt.gap_feature(x_a, x_b, x_c)
+    return {gap}''',
         "sum_W_from_constant": f'''def sum_W_from_constant(X, Y):
     from attnlib import sculpt
-    {v["q5_in"] or "pass"}
-    return sculpt.constant_sum_W(X, Y)''',
+{sum_w}''',
         "learn_single_head": f'''def learn_single_head(X, Y):
     from attnlib import sculpt
-    heads = sculpt.learn_single_head(X, Y)
-    Theta, W = heads.Theta[0], heads.W[0]
+    try:
+        heads = sculpt.learn_single_head(X, {"np.asarray(Y) - X" if convention == "residual" else "Y"})
+    except Exception as err:
+        {refuse}
+    T, W = heads.Theta[0], heads.W[0]
+    Theta = {theta}
     return {v["q6_return"]}''',
     }
 
 
 #: The attnlib functions that implement what each code question asks (the copy detector compares
 #: a submission with their source).
-ABOUT = {"q1": ("attnlib.rkhs.certificate", "attnlib.rkhs.cubic_features"),
+ABOUT = {"q1": ("attnlib.rkhs.certificate",),
          "q2": ("attnlib.rkhs.certificate",),
          "q4": ("attnlib.sculpt.gap_feature", "attnlib.sculpt.logit_gaps"),
          "q5": ("attnlib.sculpt.constant_sum_W", "attnlib.sculpt.constant_sequences"),
