@@ -1,12 +1,20 @@
 """The course variant of assignment 2: every value the master leaves as ``{{name}}``.
 
 ``parameters(rng)`` draws them from the course's secret seed (``scripts/assignments.py`` passes a
-generator seeded from it): the data of every question and the *form* of every code question (a
-weighted or normalised second moment, the certificate's tolerance or the rank deficiency, the
-convention of the logit gap, the layout of the labels, what the single-head learner returns and
-how it refuses), never the canonical form the master's solutions are written for
-(``CANONICAL_FORM``; ``canonical()`` gives its placeholders). ``library(values)`` is the example
-submission that answers every coding question it can by calling attnlib (it must score below half).
+generator seeded from it): the data of every question and the *form* of every code question, never
+the canonical form the master's solutions are written for (``CANONICAL_FORM``; ``canonical()``
+gives its placeholders). The forms change the mathematics, so that going from the published
+solution to the variant's answer is itself the exercise (``FORMS_SUMMARY`` says what differs):
+another target quantity (q1), a tolerance on singular values rather than eigenvalues (q2), scaled
+logits or a gap in bits (q4), residual or biased labels (q5), another logit convention or a
+residual connection around the head (q6). The ``*_in`` / ``*_out`` lines that turn the master's
+solution into the variant's are public: copying is detected (``ABOUT`` names the library functions
+a submission is compared with), not prevented.
+
+``library(values)`` is the example submission that answers every coding question by calling
+attnlib, right in the variant's form, so that only the library guard stops it; ``honest(values)``
+is one written independently from the prompts (loops, scipy, float32 where exact, a list for the
+pair, top-level helpers), which must score full marks.
 """
 
 import numpy as np
