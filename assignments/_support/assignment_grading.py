@@ -47,8 +47,8 @@ PLUGIN = "assignment_grading.GradeDefinitions"
 #: The file the build writes next to the support file (for the hand-in notes on a student's side).
 GIVEN_FILE = "assignment_given.json"
 PROGRESS_ENV = "ATTNLIB_GRADING_PROGRESS"
-#: Characters of a failed public test's output that a student sees.
-PUBLIC_OUTPUT = 600
+#: Characters of a failed public test's output that a student sees (a book check's advice fits).
+PUBLIC_OUTPUT = 1500
 
 # --- reading cells ------------------------------------------------------------------------------
 
@@ -719,14 +719,62 @@ def flags(nb: dict, given: dict | None = None) -> list[str]:
     return out
 
 
-def extra_files(folder: str, keep: set) -> list[str]:
-    """Files in a submission folder besides the notebook, the tests and the grader's own files."""
-    out = []
+#: What otter's own export (``grader.export``) or a file manager puts beside a notebook: removed
+#: like everything else, without a flag.
+EXPORT_ARTEFACTS = {".OTTER_LOG", "__zip_filename__", ".ipynb_checkpoints", "__MACOSX", ".DS_Store"}
+
+
+def clear_upload(folder: str, notebook: str, source: str | None, grader_files=()) -> list[str]:
+    """Delete from a submission folder everything but the notebook and the autograder's own files.
+
+    ``source`` is the autograder's folder (``<autograder>/source`` on Gradescope and under ``otter
+    run``): by the time the plugin runs, otter has copied its ``files/`` beside the notebook (over
+    any file of the same name) and replaced ``tests/`` with its own. Those are checked against the
+    source and copied again if they differ; ``__init__.py`` (otter's) is emptied; every other entry,
+    folders included, is deleted. Without a source folder, the files named in ``grader_files`` (the
+    plugin configuration's list) are left as they are. Returns what the student added (for the
+    flags): ``["numpy/", ...]``.
+    """
+    import shutil
+
+    files = os.path.join(source, "files") if source else None
+    grader = set(os.listdir(files)) if files and os.path.isdir(files) else set()
+    removed = []
     for name in sorted(os.listdir(folder)):
-        if name in keep or name.endswith(".ipynb") or name in ("tests", "__init__.py", "__pycache__"):
+        path = os.path.join(folder, name)
+        is_dir = os.path.isdir(path) and not os.path.islink(path)
+        if name == notebook and os.path.isfile(path) and not os.path.islink(path):
             continue
-        out.append(name)
-    return out
+        if name == "__init__.py" and not is_dir:
+            with open(path, "rb") as f:
+                if f.read().strip():
+                    removed.append(name)
+            os.remove(path)
+            open(path, "w").close()
+            continue
+        if name == "tests" and source and os.path.isdir(os.path.join(source, "tests")):
+            shutil.rmtree(path) if is_dir else os.remove(path)
+            shutil.copytree(os.path.join(source, "tests"), path)
+            continue
+        if not grader and name in grader_files and os.path.isfile(path) and not os.path.islink(path):
+            continue
+        if name in grader:
+            original = os.path.join(files, name)
+            if not is_dir and os.path.isfile(original) and _same_file(path, original):
+                continue
+            shutil.rmtree(path) if is_dir else os.remove(path)
+            (shutil.copytree if os.path.isdir(original) else shutil.copy)(original, path)
+            removed.append(name + ("/" if is_dir else ""))
+            continue
+        shutil.rmtree(path) if is_dir else os.remove(path)
+        if name not in EXPORT_ARTEFACTS and not name.endswith((".otter", ".pdf")):
+            removed.append(name + ("/" if is_dir else ""))
+    return removed
+
+
+def _same_file(a: str, b: str) -> bool:
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        return fa.read() == fb.read()
 
 
 # --- public test output -------------------------------------------------------------------------
@@ -751,24 +799,44 @@ def hidden_lines(tests: dict[str, str]) -> set:
     return lines
 
 
+def raised(lines: list[str]) -> list[str]:
+    """The exception's own lines (``CheckFailure: compute in float64``, and any further lines of its
+    message) from doctest's "Exception raised:" block: what follows the last traceback's frames."""
+    start = next((i for i in range(len(lines) - 1, -1, -1) if lines[i].strip() == "Exception raised:"), None)
+    if start is None:
+        return []
+    block = []
+    for line in lines[start + 1:]:
+        if line.strip() and not line.startswith("    "):
+            break  # the block ends where doctest's own indentation does
+        block.append(line[4:])
+    header = max((i for i, line in enumerate(block) if line.startswith("Traceback (most recent call last)")),
+                 default=-1)
+    body = block[header + 1:]
+    first = next((i for i, line in enumerate(body) if line.strip() and not line.startswith(" ")), None)
+    out = body[first:] if first is not None else [line for line in body if line.strip()][-1:]
+    while out and not out[-1].strip():
+        out.pop()
+    return out
+
+
 def public_message(message: str, hidden: set, limit: int = PUBLIC_OUTPUT) -> str:
-    """What a student sees of a failed public test: the failing line and the error, no hidden text."""
+    """What a student sees of a failed public test: the failing line and the exception's own message
+    (the book check's advice, the entry that differs), never a line of a hidden test, at most
+    ``limit`` characters."""
     lines = (message or "").splitlines()
-    failed = next((i for i, line in enumerate(lines) if line.startswith("Failed example:")), None)
+    failed = max((i for i, line in enumerate(lines) if line.strip() == "Failed example:"), default=None)
     example = lines[failed + 1].strip() if failed is not None and failed + 1 < len(lines) else ""
     if any(line.strip() == "Got:" for line in lines):
-        error = "the test printed output (not shown)"
+        error = ["the test printed output (not shown)"]
     else:
-        errors = [line.strip() for line in lines
-                  if re.match(r"\s*[A-Za-z_.]*(Error|Exception|Exceeded|Forbidden)\b.*:", line)]
-        error = errors[-1] if errors else (lines[-1].strip() if lines else "")
+        error = raised(lines) or [next((line.strip() for line in reversed(lines) if line.strip()), "")]
     out = [lines[0] if lines else "❌ Test case failed"]
     if example:
         out.append(f"    {example}")
-    if error:
-        out.append(f"    {error}")
+    out += [f"    {line}" for line in error if line.strip()]
     text = "\n".join(out)
-    for line in hidden:
+    for line in sorted(hidden, key=len, reverse=True):
         if line in text:
             text = text.replace(line, "[hidden test text removed]")
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -791,15 +859,15 @@ class GradeDefinitions(AbstractOtterPlugin):
         import nbformat
 
         given = self.plugin_config.get("given", {})
-        folder = os.path.dirname(self.submission_path) or "."
+        folder = os.path.dirname(os.path.abspath(self.submission_path))
+        source = os.path.join(os.path.dirname(folder), "source")  # the autograder's own files (see clear_upload)
+        # a package or module uploaded beside the notebook would be imported instead of numpy or the support file
+        removed = clear_upload(folder, os.path.basename(self.submission_path),
+                               source if os.path.isdir(source) else None, given.get("files", ()))
+        if removed:
+            self.report.append("removed from the upload (only the notebook is graded): " + ", ".join(removed))
         self.tests = {f"./tests/{os.path.basename(p)}": open(p).read()
                       for p in sorted(glob(os.path.join(folder, "tests", "*.py")))}
-        own = set(given.get("files", ())) | {os.path.basename(self.submission_path)}
-        for name in extra_files(folder, own):  # a module shipped with the notebook could shadow numpy
-            path = os.path.join(folder, name)
-            if os.path.isfile(path) and name.endswith((".py", ".pth", ".so")):
-                os.remove(path)
-                self.report.append(f"removed {name} (only the notebook is graded)")
         nb = submission if isinstance(submission, dict) else json.loads(nbformat.writes(submission))
         self.report += flags(nb, given)
         graded, dropped = graded_notebook(nb, given, self.tests, os.environ.get(PROGRESS_ENV) or None)
