@@ -3,28 +3,40 @@
 The autograder zip of every assignment lists ``assignment_grading.GradeDefinitions`` among its
 plugins, so otter runs it wherever it grades: Gradescope (the module sits at the root of the
 zip, which is on ``sys.path`` there), ``otter run`` and ``scripts/grade_class.py`` (which put
-it on ``PYTHONPATH``). Before otter executes a submission the plugin rebuilds the notebook:
+it on ``PYTHONPATH``). Before otter executes a submission the plugin
 
-1. the assignment's own set-up and given code, exactly as the student version has it (set-up
-   cell, imports, the data a question gives), from the plugin's configuration;
-2. from every code cell of the submission, only what *defines* something: imports, ``def``,
-   ``class`` and constants written as literals (``N = 23``). Everything else (loops, calls,
-   prints, attribute assignments, ``grader.check``) is dropped, and so is a definition that
-   would run code while being defined (a decorator, a default argument or a base class that is
-   not a plain name) or that rebinds a name the assignment gives (``attention``, ``np``);
-3. a last cell that runs each question's tests in turn, restores any test file changed on
+0. deletes everything uploaded beside the notebook, folders included (a ``numpy/`` package there
+   would be imported instead of numpy), keeping only the autograder's own files (``clear_upload``);
+1. rebuilds the notebook from the assignment's own set-up and given code, exactly as the student
+   version has it (set-up cell, imports, the data a question gives), from the plugin's configuration;
+2. and, from every code cell of the submission, only what *defines* something (``Review``, one
+   decision for the graded code, the hand-in notes and the flags): imports, ``def``, ``class``, a
+   ``lambda`` and a top-level ``name = value`` whose value is safe to evaluate in the grader
+   (literals, the given data, earlier kept values, operators, and calls of functions of numpy,
+   math, scipy and a few pure standard modules that touch no file, state or argument: never a
+   function of the student's, never a method). A decorator or base class is kept only when it
+   resolves to the real thing (``functools.cache`` imported under its own name, a builtin the
+   notebook does not rebind); a definition that binds the name of a builtin, of a trusted
+   decorator or base, or of a decorator or base the notebook uses, a class with
+   ``__init_subclass__``, ``__set_name__``, ``__class_getitem__`` or a keyword (``metaclass=``),
+   a default argument that runs code, and any rebinding of a name the assignment gives
+   (``attention``, ``np``) are dropped and flagged. Everything else (loops, calls, prints,
+   ``grader.check``) is dropped with a one-line reason the hand-in cell shows the student;
+3. ends with a cell that runs each question's tests in turn, restores any test file changed on
    disk from the copy read before the student's code ran, and records each question's score
    as it is reached (``$ATTNLIB_GRADING_PROGRESS``), so a grading stopped by an outer time limit
    still reports the questions graded so far.
 
-After grading it cuts the output of failed *public* tests (what a student sees) to the error
-line, with no line of any hidden test in it.
+After grading it cuts the output of failed *public* tests (what a student sees) to the failing
+line and the exception's own message (a book check's advice, the entry that differs), with no
+line of any hidden test in it, at most ``PUBLIC_OUTPUT`` characters.
 
 ``flags`` scans a submission for code that reaches for the grader (otter, the support file,
-test files, frames, code objects, ``exec``, signals, attribute assignment on a module, ...);
+test files, frames, code objects, ``exec``, signals, attribute assignment on a module, ...) and
+adds the flagged drops above; the plugin's report adds what it deleted from the upload;
 ``scripts/grade_class.py`` writes them into the CSV. The grader is not a sandbox: a flagged
 notebook must be read. This module needs only the standard library (and otter for the plugin
-class itself).
+class itself; a kept value's module is imported to look its function up).
 """
 
 from __future__ import annotations
