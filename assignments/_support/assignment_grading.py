@@ -334,7 +334,7 @@ class Review:
                 return None if node.level == 0 and root in VALUE_MODULES else "*"
             bound = [] if _exact_import(node) else list(_imported(node))
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            bound = bound_names(node)
+            bound = _direct_names(node)
         else:
             bound = _all_bound(node)
         return next((n for n in bound if n in self.shadowing), None)
@@ -469,7 +469,7 @@ class Review:
             return None, []  # the assignment's own statement: the grader runs it from its own copy
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             return None, []  # a docstring or a bare constant: nothing to run
-        rebinds = [n for n in bound_names(node) if n in self.protected] if not same_as_given else []
+        rebinds = [n for n in _direct_names(node) if n in self.protected] if not same_as_given else []
         if rebinds:
             return None, [(f"rebinds the given name {rebinds[0]}: {line}", True)]
         shadow = None if same_as_given else self.shadows(node)
@@ -519,6 +519,24 @@ class Review:
             return node, []
         self.values -= set(_all_bound(node))
         return None, [(f"not a definition: {line}", False)]
+
+
+def _direct_names(node: ast.stmt) -> list[str]:
+    """The names a definition or an assignment binds itself (not ``np`` in ``np.isclose = None``)."""
+    if isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return bound_names(node)
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+        node, (ast.AnnAssign, ast.AugAssign)) else []
+    out, todo = [], list(targets)
+    while todo:
+        t = todo.pop(0)
+        if isinstance(t, ast.Name):
+            out.append(t.id)
+        elif isinstance(t, (ast.Tuple, ast.List)):
+            todo += t.elts
+        elif isinstance(t, ast.Starred):
+            todo.append(t.value)
+    return out
 
 
 def _all_bound(node: ast.stmt) -> list[str]:
