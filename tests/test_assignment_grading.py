@@ -158,6 +158,8 @@ UNSAFE_VALUES = {
     "u = np.random.seed(0)": "numpy.random.seed",
     "f = np.ndarray.fill": "not a module",
     "v = np.add(rng, 1, out=rng)": "out=",
+    "W = np.eye(2)\nm = np.multiply(W, 0, W)": "out, by position",
+    "c = np.cumsum(np.ones(3), 0, None, rng)": "out, by position",
     "t = attention": "attnlib",
     "r = rng.normal()": "method",
     "import fractions\np = fractions.sys.exit": "sys",

@@ -256,6 +256,27 @@ def _module_attribute(path: str) -> str | None:
     return None
 
 
+def _writes_into(path: str, call: ast.Call) -> bool:
+    """Whether a call of the module function ``path`` passes its ``out`` parameter by position
+    (``np.add(X, 1, X)`` writes into the given ``X``)."""
+    import importlib
+    import inspect
+
+    obj = importlib.import_module(path.split(".")[0])
+    for part in path.split(".")[1:]:
+        obj = getattr(obj, part)
+    starred = any(isinstance(a, ast.Starred) for a in call.args)
+    try:
+        params = inspect.signature(obj).parameters
+    except (TypeError, ValueError):  # no signature: a ufunc's inputs come first, then its outputs
+        nin = getattr(obj, "nin", None)
+        return nin is not None and (len(call.args) > nin or starred)
+    if starred:
+        return "out" in params
+    positional = [p.name for p in params.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return "out" in positional[:len(call.args)]
+
+
 class Review:
     """A submission as the grader reads it, statement by statement, in order.
 
@@ -375,7 +396,13 @@ class Review:
             if any(k.arg == "out" for k in node.keywords):
                 return "it writes into an argument (out=)"
             parts = [node.func] + node.args + [k.value for k in node.keywords]
-            return next(filter(None, (problem(p, local) for p in parts)), None)
+            why = next(filter(None, (problem(p, local) for p in parts)), None)
+            name = _dotted(node.func)
+            if why is None and name.split(".")[0] in self.aliases:
+                path = self.aliases[name.split(".")[0]] + name[len(name.split(".")[0]):]
+                if _writes_into(path, node):
+                    return "it writes into an argument (out, by position)"
+            return why
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             inner = set(local)
             for gen in node.generators:
