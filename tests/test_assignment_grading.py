@@ -379,3 +379,15 @@ def test_a_package_beside_the_notebook_is_not_imported_under_otter_run(tmp_path)
     right = notebook("def answer(x):\n    return x + 2")
     (tmp_path / "b.ipynb").write_text(json.dumps(right))
     assert _grade(tmp_path, tmp_path / "b.ipynb")[0] == 1, "the test can pass"
+
+
+def test_the_hand_in_in_a_kernel_decides_as_the_grader_does(monkeypatch):
+    """A Jupyter kernel adds display and get_ipython to the builtins; the plugin imported there (the
+    hand-in cell) must not count them, or `def display(...)` would be dropped at home only."""
+    import builtins
+
+    monkeypatch.setattr(builtins, "display", print, raising=False)
+    in_kernel = _load()
+    assert in_kernel.BUILTIN_NAMES == grading.BUILTIN_NAMES and "display" not in grading.BUILTIN_NAMES
+    code = "def display(x):\n    return x"
+    assert in_kernel.dropped_notes(notebook(code), given()) == grading.dropped_notes(notebook(code), given()) == []

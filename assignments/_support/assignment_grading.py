@@ -142,6 +142,11 @@ SAFE_PATHS = {"numpy.random.default_rng", "numpy.random.Generator", "numpy.rando
 VALUE_BUILTINS = {"abs", "all", "any", "bool", "complex", "dict", "divmod", "enumerate", "filter", "float",
                   "frozenset", "int", "len", "list", "map", "max", "min", "pow", "range", "reversed", "round", "set",
                   "slice", "sorted", "str", "sum", "tuple", "zip", "True", "False", "None"}
+#: Python's public builtins, the same in a plain interpreter (the grader's plugin) and in a Jupyter
+#: kernel (the hand-in cell), which adds IPython's own (a module's ``__import__`` is not the one
+#: ``import`` uses, so dunder names do not count).
+BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_")) - {"display", "get_ipython", "dreload",
+                                                                                "execfile", "runfile"}
 #: Attributes a kept value may read from the given data or a kept value (an array's own numbers).
 DATA_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "T", "real", "imag"}
 
@@ -195,7 +200,7 @@ def _star_names(node: ast.ImportFrom) -> list[str]:
             return list(getattr(module, "__all__", [n for n in dir(module) if not n.startswith("_")]))
         except Exception:  # noqa: BLE001
             pass
-    return dir(builtins)
+    return sorted(BUILTIN_NAMES)
 
 
 def _exact_import(node) -> bool:
@@ -327,7 +332,7 @@ class Review:
                 self.aliases[name] = target  # usable in a kept value (if its module is a value module)
                 if name not in self.rebound:
                     self.exact.add(name)  # trusted as a decorator or base
-        self.shadowing = (set(dir(builtins)) | {p.rsplit(".", 1)[1] for p in SAFE_DECORATORS | SAFE_BASES}
+        self.shadowing = (set(BUILTIN_NAMES) | {p.rsplit(".", 1)[1] for p in SAFE_DECORATORS | SAFE_BASES}
                           | self.special)
 
     # --- resolving names ---------------------------------------------------------------------------
@@ -342,7 +347,7 @@ class Review:
             return None
         if root in self.aliases and root in self.exact:
             return self.aliases[root] + (f".{rest}" if rest else "")
-        if root in dir(builtins) and root not in self.rebound:
+        if root in BUILTIN_NAMES and root not in self.rebound:
             return f"builtins.{name}"
         return None
 
@@ -505,7 +510,7 @@ class Review:
             what = ("a star import of a module the grader does not trust" if shadow == "*"
                     else f"binds {shadow}, a name this notebook uses as a decorator or base class"
                     if shadow in self.special else f"binds {shadow}, the name of a Python builtin"
-                    if shadow in dir(builtins) else f"binds {shadow}, a decorator or base the grader trusts")
+                    if shadow in BUILTIN_NAMES else f"binds {shadow}, a decorator or base the grader trusts")
             return None, [(f"{what}: {line}", True)]
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             self.values -= set(_imported(node))
