@@ -6,6 +6,7 @@ import importlib.util
 import json
 import math
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -391,3 +392,58 @@ def test_the_hand_in_in_a_kernel_decides_as_the_grader_does(monkeypatch):
     assert in_kernel.BUILTIN_NAMES == grading.BUILTIN_NAMES and "display" not in grading.BUILTIN_NAMES
     code = "def display(x):\n    return x"
     assert in_kernel.dropped_notes(notebook(code), given()) == grading.dropped_notes(notebook(code), given()) == []
+
+
+# --- otter's logging server ---------------------------------------------------------------------
+
+
+class _Payload:
+    """What an attack sends: unpickling it calls a function of the attacker's choice."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return (Path.write_text, (Path(self.path), "ran in the grading process"))
+
+
+def _otter_server_module(monkeypatch):
+    """A stand-in for otter.execute.logging whose handler unpickles as otter 7.0.0's does (pickle.loads)."""
+    import types
+
+    handler = type("LogRecordStreamHandler", (), {"unpickle": lambda self, data: pickle.loads(data)})
+    module = types.ModuleType("otter.execute.logging")
+    module.LogRecordStreamHandler = handler
+    for name in ("otter", "otter.execute"):
+        monkeypatch.setitem(sys.modules, name, sys.modules.get(name) or types.ModuleType(name))
+    monkeypatch.setattr(sys.modules["otter.execute"], "logging", module, raising=False)
+    monkeypatch.setitem(sys.modules, "otter.execute.logging", module)
+    return handler
+
+
+def test_the_logging_server_unpickles_plain_records_only(tmp_path, monkeypatch):
+    """otter's logging server unpickles what reaches its socket, in the grading process: after the plugin's
+    patch a crafted pickle is refused (before it, it runs), and a real record still loads."""
+    import logging.handlers
+
+    handler = _otter_server_module(monkeypatch)
+    target = tmp_path / "owned.txt"
+    crafted = pickle.dumps(_Payload(target))
+    handler().unpickle(crafted)
+    assert target.exists(), "the stand-in must unpickle as otter does, or this test proves nothing"
+    target.unlink()
+    grading.plain_log_records()
+    with pytest.raises(pickle.UnpicklingError, match="only plain data"):
+        handler().unpickle(crafted)
+    assert not target.exists()
+    record = logging.makeLogRecord({"name": "otter", "msg": "graded %s", "args": ("q1",), "levelno": 20})
+    sent = logging.handlers.SocketHandler("localhost", 0).makePickle(record)[4:]
+    assert handler().unpickle(sent)["msg"] == "graded q1"
+
+
+def test_the_real_logging_server_is_patched_by_the_plugin(monkeypatch):
+    otter_logging = pytest.importorskip("otter.execute.logging")
+    monkeypatch.setattr(otter_logging.LogRecordStreamHandler, "unpickle", otter_logging.LogRecordStreamHandler.unpickle)
+    grading.GradeDefinitions("x.ipynb", None, {})
+    with pytest.raises(pickle.UnpicklingError):
+        otter_logging.LogRecordStreamHandler.unpickle(None, pickle.dumps(_Payload("/nonexistent/x")))

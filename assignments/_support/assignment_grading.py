@@ -44,8 +44,10 @@ from __future__ import annotations
 import ast
 import builtins
 import hashlib
+import io
 import json
 import os
+import pickle
 import re
 from glob import glob
 
@@ -907,6 +909,23 @@ def public_message(message: str, hidden: set, limit: int = PUBLIC_OUTPUT) -> str
 # --- the plugin ---------------------------------------------------------------------------------
 
 
+class _PlainRecord(pickle.Unpickler):
+    """A log record as Python's SocketHandler sends it: a dict of strings, numbers and None; no class."""
+
+    def find_class(self, module, name):
+        raise pickle.UnpicklingError(f"{module}.{name} in a log record: only plain data is accepted")
+
+
+def plain_log_records() -> None:
+    """Make otter's logging server, which unpickles in the grading process whatever reaches its socket,
+    accept plain records only (the sandbox keeps answers off the socket; this holds whatever reaches it)."""
+    try:
+        from otter.execute import logging as otter_logging
+    except ImportError:  # not otter's grading process
+        return
+    otter_logging.LogRecordStreamHandler.unpickle = lambda self, data: _PlainRecord(io.BytesIO(data)).load()
+
+
 class GradeDefinitions(AbstractOtterPlugin):
     """Grade only what a student defines; keep hidden tests out of public output; report flags."""
 
@@ -916,6 +935,7 @@ class GradeDefinitions(AbstractOtterPlugin):
         self.plugin_config = plugin_config or {}
         self.tests = {}
         self.report = []
+        plain_log_records()  # before otter starts its logging server for this submission
 
     def before_execution(self, submission):
         import nbformat
