@@ -182,3 +182,11 @@ def test_a_wrong_form_line_is_caught():
     values = _values(q="q6", form=("d - 1", "tuple", 2))
     values["q6_in"] = ""
     assert not all(ok for ok, _ in _outcomes(values)["q6"])
+
+
+@pytest.mark.parametrize(("q", "form"), CASES, ids=[f"{q}-{f}" for q, f in CASES])
+def test_the_library_example_parses_in_every_form(q, form):
+    """``library(v)`` is pasted into the example class: a form's lines must land inside the function."""
+    for name, source in VARIANT.library(_values(q=q, form=form)).items():
+        tree = ast.parse(source)
+        assert [type(node) for node in tree.body] == [ast.FunctionDef] and tree.body[0].name == name, source

@@ -18,7 +18,7 @@ compares submissions with their source).
 
 import numpy as np
 
-CANONICAL_FORM = {"q1": ("self", 0, "Nm"), "q2": ("d - 1", "0"), "q3": "weights", "q4": "linear_weight",
+CANONICAL_FORM = {"q1": ("self", 0, "Nm"), "q2": ("d - 1", "0", 1), "q3": "weights", "q4": "linear_weight",
                   "q6": ("d - 1", "tuple", 1)}
 Q4 = {"linear_weight": ("the weight at degree 1", "float(weights[1])"),
       "leaked_weight": ("the total weight at the degrees $2,\\dots,2s$ (strictly between 1 and $2s+1$)",
@@ -28,7 +28,8 @@ Q4 = {"linear_weight": ("the weight at degree 1", "float(weights[1])"),
 #: The forms a variant draws from, per code question (never the canonical one).
 FORMS = {"q1": [("other", 0, "Nm"), ("other", 1, "mN"), ("difference", 0, "Nm"), ("difference", 1, "mN"),
                 ("scaled", 0, "Nm"), ("scaled", 1, "mN")],
-         "q2": [("0", "0"), ("0", "d - 1"), ("d - 1", "d - 1")],
+         "q2": [("0", "0", 1), ("0", "d - 1", 1), ("d - 1", "d - 1", 1), ("d - 1", "0", -1), ("0", "d - 1", -1),
+                ("d - 1", "d - 1", -1)],
          "q3": ["cumulative", "parity", "noisy_half", "noisy_four_fifths"],
          "q4": ["leaked_weight", "parity_weight"],
          "q6": [("0", "tuple", 1), ("d - 1", "indicator", 1), ("0", "indicator", 2), ("d - 1", "tuple", 2),
@@ -39,8 +40,9 @@ FORMS_SUMMARY = {
     "q1": "6 forms: the weight a token puts on the other token, sigma(-2 beta j) (token 1 or 2 as the query), the "
           "weight on itself minus the weight on the other, tanh(beta j), or the weight on the other token when "
           "the scores are scaled by 1/|S|, sigma(-2 beta j / |S|); each as (N, m) or heads-first (m, N)",
-    "q2": "3 forms: the read-out coordinate r (0 or d - 1) and the output coordinate o (0 or d - 1) of "
-          "W_i = c_i e_r e_o^T; the mathematics is the same (names and indices only)",
+    "q2": "6 forms: the sign of the scores, Theta_i = +beta_i diag(1_S) (the library's weights c) or "
+          "-beta_i diag(1_S) (weights c to be derived: sum_i c_i sigma(-2 beta_i j) = (-1)^j), with the read-out "
+          "coordinate r and the output coordinate o (0 or d - 1) of W_i = c_i e_r e_o^T",
     "q3": "4 forms: the Fourier weights of f summed cumulatively, or those of g = f * x_1...x_K (the degrees "
           "reversed, D -> K - D, to be derived), or those of the noisy T_rho f with rho = 1/2 or 4/5 (the "
           "weight at degree D damped by rho^(2D), to be derived from the definition of T_rho)",
@@ -107,13 +109,19 @@ def _q1(quantity: str, row: int, layout: str) -> dict:
             "q1_example": repr(np.round(example, 12).tolist())}
 
 
-def _q2(r: str, o: str) -> dict:
-    lines = (["W = np.roll(W, 1, axis=1)                              # read-out row d - 1 -> 0"]
-             if r == "0" else []) \
+def _q2(r: str, o: str, sign: int) -> dict:
+    """r, o: the read-out and output coordinates; sign: of the scores, +-beta_i diag(1_S) (the weights c of -1
+    are not the library's: they solve sum_i c_i sigma(-2 beta_i j) = (-1)^j)."""
+    lines = (["Theta = -Theta                                         # scores -beta_i diag(1_S): other weights c",
+              "W[:, d - 1, 0] = np.linalg.solve(1 / (1 + np.exp(2.0 * np.outer(np.arange(len(S) + 1), betas))),",
+              "                                 (-1.0) ** np.arange(len(S) + 1))"] if sign < 0 else []) \
+        + (["W = np.roll(W, 1, axis=1)                              # read-out row d - 1 -> 0"]
+           if r == "0" else []) \
         + (["W = np.roll(W, -1, axis=2)                             # output column 0 -> d - 1"]
            if o == "d - 1" else [])
     return {"q2_r_tex": r.replace(" ", ""), "q2_o_tex": o.replace(" ", ""), "q2_o_code": o, "q2_in": "\n".join(lines),
-            "q2_r_of": f"(lambda d: {r})", "q2_o_of": f"(lambda d: {o})",
+            "q2_r_of": f"(lambda d: {r})", "q2_o_of": f"(lambda d: {o})", "q2_sign": str(sign),
+            "q2_theta_tex": "-\\beta_i" if sign < 0 else "\\beta_i",
             "q2_S_public": "(1, 3)" if r == "0" else "(0, 2)", "q2_S_small": "(2,)"}
 
 
@@ -187,7 +195,7 @@ def _q6(r: str, out: str, token: int) -> dict:
         + (["X = X[:, ::-1]                                         # token 2's output is token 1's, swapped"]
            if token == 2 else [])
     return {"q6_r_tex": r.replace(" ", ""), "q6_out": found, "q6_in": "\n".join(lines), "q6_token": str(token),
-            "q6_words": "the sorted tuple $S$" if out == "tuple" else
+            "q6_words": "the sorted tuple $S$ (a list is accepted)" if out == "tuple" else
             "the indicator of $S$: an `int` array of length $d$, 1 at the coordinates of $S$ and 0 elsewhere",
             "q6_labels": f"(lambda X, inst: {labels})", "q6_expected": f"(lambda inst, d: {expected})"}
 
@@ -210,8 +218,8 @@ def parameters(rng: np.random.Generator) -> dict:
     p["betas_q1"] = [round(float(b), 2) for b in np.sort(rng.uniform(0, 3, size=int(rng.integers(2, 5))))]
     p.update(_q1(*pick(FORMS["q1"])))
 
-    r, o = pick(FORMS["q2"])
-    p.update(_q2(r, o))
+    r, o, sign = pick(FORMS["q2"])
+    p.update(_q2(r, o, sign))
     d2 = int(rng.integers(5, 8))
     s2 = int(rng.integers(1, 3))
     coordinates = np.arange(1, d2) if r == "0" else np.arange(d2 - 1)
@@ -241,6 +249,11 @@ def canonical() -> dict:
             "q4_name": name, "q4_words": Q4[name][0], "q4_out": Q4[name][1], **_q6(*CANONICAL_FORM["q6"])}
 
 
+def _indent(lines: str) -> str:
+    """A form's lines as a function body's (four spaces), ``pass`` if there are none."""
+    return "\n".join("    " + line for line in (lines or "pass").split("\n"))
+
+
 def library(v: dict) -> dict:
     """Answers that call attnlib's own implementation (in this variant's form)."""
     return {
@@ -256,7 +269,7 @@ def library(v: dict) -> dict:
         "parity_layer": f'''def parity_layer(d, S, betas):
     heads = lb.parity_instance(d, len(S), betas=betas).heads
     Theta, W = heads.Theta, heads.W
-    {v["q2_in"] or "pass"}
+{_indent(v["q2_in"])}
     return Theta, W''',
         "fourier_weights": f'''def fourier_weights(values):
     values = np.asarray(values, dtype=float)
@@ -265,7 +278,7 @@ def library(v: dict) -> dict:
     return {v["q3_out"]}''',
         "hidden_set": f'''def hidden_set(X, y):
     N, _, d = X.shape
-    {v["q6_in"] or "pass"}
+{_indent(v["q6_in"])}
     found = lb.parity_by_elimination(*lb.decode_parity_examples(X, y, readout=d - 1))
     return {v["q6_out"]}''',
     }
@@ -300,18 +313,19 @@ def pair_weights(X, S, betas):
         for i, beta in enumerate(np.asarray(betas, dtype=np.float32)):
             out[n, i] = {value}
     return out{".T" if layout == "mN" else ""}'''
-    r, o = _form(v, "q2")
+    r, o, sign = _form(v, "q2")
     parity_layer = f'''def parity_layer(d, S, betas):
     from scipy.linalg import solve
 
     s, m = len(S), len(betas)
-    sigmoid = [[1.0 / (1.0 + np.exp(-2.0 * beta * j)) for beta in betas] for j in range(s + 1)]
-    c = solve(np.array(sigmoid), np.array([(-1.0) ** j for j in range(s + 1)]))   # sum_i c_i sigma(2 beta_i j) = (-1)^j
+    sign = {sign}                                    # the scores are sign * beta_i diag(1_S)
+    sigmoid = [[1.0 / (1.0 + np.exp(-2.0 * sign * beta * j)) for beta in betas] for j in range(s + 1)]
+    c = solve(np.array(sigmoid), np.array([(-1.0) ** j for j in range(s + 1)]))   # F(X)_(1,o) needs these
     r, o = {r}, {o}
     Theta, W = np.zeros((m, d, d)), np.zeros((m, d, d))
     for i in range(m):
         for k in S:
-            Theta[i, k, k] = betas[i]
+            Theta[i, k, k] = sign * betas[i]
         W[i, r, o] = c[i]
     return [Theta, W]'''
     form = _form(v, "q3")
