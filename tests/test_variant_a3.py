@@ -190,3 +190,18 @@ def test_the_library_example_parses_in_every_form(q, form):
     for name, source in VARIANT.library(_values(q=q, form=form)).items():
         tree = ast.parse(source)
         assert [type(node) for node in tree.body] == [ast.FunctionDef] and tree.body[0].name == name, source
+
+
+@pytest.mark.parametrize(("q", "form"), CASES, ids=[f"{q}-{f}" for q, f in CASES])
+def test_no_hidden_line_is_in_what_students_see(q, form):
+    """The build's leak check looks for every hidden test line in the student version's text (prompts and
+    public tests): in no form may a hidden line be part of what the student sees."""
+    nb = av.render(MASTER, {**_values(q=q, form=form), **EXTRA})
+    hidden = av.master_parts(nb)["hidden_lines"]
+    seen = []
+    for cell in nb["cells"]:
+        text = av._source(cell)
+        if cell["cell_type"] == "markdown" or (cell["cell_type"] == "code" and not text.startswith("# HIDDEN")):
+            seen.append(text)
+    text = "\n".join(seen)
+    assert not [line for line in hidden if line in text]
