@@ -28,29 +28,29 @@ Q4 = {"linear_weight": ("the weight at degree 1", "float(weights[1])"),
 #: The forms a variant draws from, per code question (never the canonical one).
 FORMS = {"q1": [("other", 0, "Nm"), ("other", 1, "mN"), ("difference", 0, "Nm"), ("difference", 1, "mN"),
                 ("scaled", 0, "Nm"), ("scaled", 1, "mN")],
-         "q2": [("0", "0", 1), ("0", "d - 1", 1), ("d - 1", "d - 1", 1), ("d - 1", "0", -1), ("0", "d - 1", -1),
-                ("d - 1", "d - 1", -1)],
-         "q3": ["cumulative", "parity", "noisy_half", "noisy_four_fifths"],
+         "q2": [("d - 1", "0", -1), ("0", "d - 1", -1), ("d - 1", "d - 1", -1)],
+         "q3": ["parity", "noisy_half", "noisy_four_fifths"],
          "q4": ["leaked_weight", "parity_weight"],
-         "q6": [("0", "tuple", 1), ("d - 1", "indicator", 1), ("0", "indicator", 2), ("d - 1", "tuple", 2),
-                ("0", "tuple", 2), ("d - 1", "indicator", 2)]}
+         "q6": [("0", "tuple", 2), ("d - 1", "tuple", 2), ("0", "indicator", 2), ("d - 1", "indicator", 2)]}
 
 #: Per code question: how many forms a variant draws from, and what differs between them.
 FORMS_SUMMARY = {
-    "q1": "6 forms: the weight a token puts on the other token, sigma(-2 beta j) (token 1 or 2 as the query), the "
-          "weight on itself minus the weight on the other, tanh(beta j), or the weight on the other token when "
-          "the scores are scaled by 1/|S|, sigma(-2 beta j / |S|); each as (N, m) or heads-first (m, N)",
-    "q2": "6 forms: the sign of the scores, Theta_i = +beta_i diag(1_S) (the library's weights c) or "
-          "-beta_i diag(1_S) (weights c to be derived: sum_i c_i sigma(-2 beta_i j) = (-1)^j), with the read-out "
-          "coordinate r and the output coordinate o (0 or d - 1) of W_i = c_i e_r e_o^T",
-    "q3": "4 forms: the Fourier weights of f summed cumulatively, or those of g = f * x_1...x_K (the degrees "
-          "reversed, D -> K - D, to be derived), or those of the noisy T_rho f with rho = 1/2 or 4/5 (the "
-          "weight at degree D damped by rho^(2D), to be derived from the definition of T_rho)",
+    "q1": "6 forms: the weight a token puts on the other token, sigma(-2 beta j) (the published solution is the "
+          "weight on itself, sigma(2 beta j)), the weight on itself minus the weight on the other, tanh(beta j), or "
+          "the weight on the other token when the scores are scaled by 1/|S|, sigma(-2 beta j / |S|); each with token "
+          "1 or 2 as the query and as (N, m) or heads-first (m, N)",
+    "q2": "3 forms: the scores are -beta_i diag(1_S) (the published solution has +beta_i), so the weights c are not "
+          "the library's and must be derived (sum_i c_i sigma(-2 beta_i j) = (-1)^j); with the read-out coordinate r "
+          "and the output coordinate o of W_i = c_i e_r e_o^T (0 or d - 1)",
+    "q3": "3 forms: the Fourier weights of g = f * x_1...x_K (the degrees reversed, D -> K - D, to be derived), or "
+          "those of the noisy T_rho f with rho = 1/2 or 4/5 (the weight at degree D damped by rho^(2D), to be derived "
+          "from the definition of T_rho); the published solution gives the weights of f",
     "q4": "2 forms: the weight of the rounded family leaked to the degrees 2..2s, or the weight left at degree "
-          "2s + 1 (another target quantity of the same experiment)",
-    "q6": "6 forms: the read-out coordinate r (0 or d - 1), the label the output of token 1 or of token 2 (the "
-          "equation to decode changes: the roles of x_1 and x_2 swap), the answer a sorted tuple or a 0/1 "
-          "indicator array",
+          "2s + 1 (another target quantity of the same experiment; the published solution gives the weight at "
+          "degree 1)",
+    "q6": "4 forms: the label is the output of token 2 (the published solution decodes token 1's: the roles of x_1 "
+          "and x_2 in the equation swap), with the read-out coordinate r (0 or d - 1) and the answer a sorted tuple "
+          "or a 0/1 indicator array",
 }
 
 #: Per code question: the attnlib functions that implement what it asks (the copy detector's sources).
@@ -365,7 +365,7 @@ def pair_weights(X, S, betas):
     hidden_set = f'''def hidden_set(X, y):
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     N, _, d = X.shape
-    r = {r6}
+    r = {r6}                                       # the read-out coordinate, never in S
     pivots = {{}}                                   # pivot column -> (row bits, right-hand side)
     for n in range(N):
         a, b = X[n, 0], X[n, 1]
