@@ -37,8 +37,8 @@ FORMS = {"q1": [("other", 0, "Nm"), ("other", 1, "mN"), ("difference", 0, "Nm"),
 FORMS_SUMMARY = {
     "q1": "6 forms: the weight a token puts on the other token, sigma(-2 beta j) (the published solution is the "
           "weight on itself, sigma(2 beta j)), the weight on itself minus the weight on the other, tanh(beta j), or "
-          "the weight on the other token when the scores are scaled by 1/|S|, sigma(-2 beta j / |S|); each with token "
-          "1 or 2 as the query and as (N, m) or heads-first (m, N)",
+          "the weight on the other token when the scores are scaled by 1/|S|, sigma(-2 beta j / |S|); each either "
+          "with token 1 as the query and shape (N, m), or token 2 and heads first (m, N)",
     "q2": "3 forms: the scores are -beta_i diag(1_S) (the published solution has +beta_i), so the weights c are not "
           "the library's and must be derived (sum_i c_i sigma(-2 beta_i j) = (-1)^j); with the read-out coordinate r "
           "and the output coordinate o of W_i = c_i e_r e_o^T (0 or d - 1)",
@@ -129,19 +129,16 @@ Q3_RHO = {"noisy_half": ("1/2", 0.5), "noisy_four_fifths": ("4/5", 0.8)}
 
 
 def _q3(form: str) -> dict:
-    """weights (canonical), cumulative, parity (the weights of f times the full parity: degrees reversed),
-    or noisy_* (the weights of T_rho f: rho**(2D) w_D)."""
+    """weights (canonical), parity (the weights of f times the full parity: degrees reversed), or noisy_* (the
+    weights of T_rho f: rho**(2D) w_D)."""
     noise = ("the Fourier weights $w_0(T_\\rho f),\\dots,w_K(T_\\rho f)$ of the noisy function $T_\\rho f$ with "
              "$\\rho={rho}$, where $T_\\rho f(x)=\\mathbb E_y[f(y)]$ and each $y_k$ independently equals $x_k$ with "
              "probability $(1+\\rho)/2$ and $-x_k$ otherwise")
     words = {"weights": "the weights $w_0,\\dots,w_K$",
-             "cumulative": "the cumulative weights $\\sum_{D'\\le D}w_{D'}$ for $D=0,\\dots,K$",
              "parity": "the Fourier weights $w_0(g),\\dots,w_K(g)$ of the function $g(x)=f(x)\\,x_1x_2\\cdots x_K$"}
-    out = {"weights": "weights", "cumulative": "np.cumsum(weights)", "parity": "weights[::-1]"}
-    undo = {"weights": "(lambda w: w)", "cumulative": "(lambda w: np.diff(w, prepend=0.0))",
-            "parity": "(lambda w: w[::-1])"}
-    expected = {"weights": "_spectrum(_v)", "cumulative": "np.cumsum(_spectrum(_v))",
-                "parity": "_spectrum(_v * np.prod(_x, axis=1))"}
+    out = {"weights": "weights", "parity": "weights[::-1]"}
+    undo = {"weights": "(lambda w: w)", "parity": "(lambda w: w[::-1])"}
+    expected = {"weights": "_spectrum(_v)", "parity": "_spectrum(_v * np.prod(_x, axis=1))"}
     if form in Q3_RHO:
         tex, rho = Q3_RHO[form]
         words[form] = noise.format(rho=tex)
@@ -334,7 +331,7 @@ def pair_weights(X, S, betas):
         + ["w = np.zeros(K + 1)", "for T in range(2**K):", "    members = [k for k in range(K) if (T >> k) & 1]",
            "    coefficient = np.mean(f * np.prod(points[:, members], axis=1))"
            + (f" * {rho!r} ** len(members)   # E[chi_T(y) | x] = rho^|T| chi_T(x)" if form in Q3_RHO else ""),
-           "    w[len(members)] += coefficient**2", "return np.cumsum(w)" if form == "cumulative" else "return w"]
+           "    w[len(members)] += coefficient**2", "return w"]
     cube = """def cube(K):
     return np.array([[-1.0 if (t >> k) & 1 else 1.0 for k in range(K)] for t in range(2**K)]).reshape(2**K, K)"""
     fourier_weights = """def fourier_weights(values):
