@@ -331,3 +331,8 @@ def test_references_from_masters_is_split_master_and_references():
     kinds = {q: [r["kind"] for r in rs] for q, rs in refs["questions"].items()}
     assert kinds["q6"] == ["variant", "public", "library"] and "{{" in refs["questions"]["q6"][1]["code"]
     assert "{{" not in refs["questions"]["q6"][0]["code"].replace(copying.BREAK, "")
+
+
+def test_the_guide_states_the_threshold_the_detector_uses():
+    guide = (Path(__file__).resolve().parents[1] / "book" / "instructors.md").read_text()
+    assert f"The flag is raised at a score of {copying.THRESHOLD:g}" in guide
