@@ -32,6 +32,7 @@ notebook from disk), and says which of the notebook's statements the grader will
 from __future__ import annotations
 
 import contextlib
+import gc
 import inspect
 import io
 import json
@@ -147,86 +148,145 @@ def arm_cells(seconds: float = CELL_SECONDS) -> None:
 # --- no library shortcuts -----------------------------------------------------------------------
 
 
-def _template(*args, **kwargs):
-    return __assignment_guard__("KEY", args, kwargs)  # noqa: F821 (put in the module's globals)
-
-
 def _public(name: str) -> bool:
     return not name.startswith("_")
 
 
-def _functions():
-    """Every public function of the loaded public attnlib modules (not the checks), with its key.
+def _codes(code, into: dict) -> None:
+    """``code`` and every code object nested in it (functions, lambdas, classes, comprehensions)."""
+    into[id(code)] = code
+    for const in code.co_consts:
+        if isinstance(const, type(code)):
+            _codes(const, into)
 
-    Public: a module whose path has no part starting with ``_``, and in it the names of its
-    ``__all__`` (or, without one, the names not starting with ``_``), with the public methods of
-    the public classes among them, each defined in a public module. Private helpers are never touched.
+
+def _library():
+    """``(public functions with their own code, trusted code ids, the declaration wrapper's code)``.
+
+    Imports every public module of attnlib (not ``attnlib.checks``: the tests call it), once per
+    process. Public functions: the names of each public module's ``__all__`` (or its names without
+    ``_``), unwrapped from ``@arguments``, with the public methods, static and class methods and
+    properties of the public classes among them. Trusted: every code object of every attnlib module
+    but the checks (functions, methods, classes and what they nest), and importlib's own, by identity.
     """
+    if _LIBRARY:
+        return _LIBRARY[0]
     import importlib
+    import pkgutil
 
-    for name in GUARDED_MODULES:
-        importlib.import_module(name)
-    seen = set()
+    import attnlib
+    import attnlib._arguments
+
+    for info in pkgutil.walk_packages(attnlib.__path__, "attnlib."):
+        if all(_public(p) for p in info.name.split(".")) and not info.name.startswith("attnlib.checks"):
+            with contextlib.suppress(ImportError):
+                importlib.import_module(info.name)
+    functions, seen, homes = [], set(), {}
     for modname, module in sorted(sys.modules.items()):
-        if not (modname == "attnlib" or modname.startswith("attnlib.")) or modname.startswith("attnlib.checks"):
-            continue
-        if not all(_public(part) for part in modname.split(".")):
+        library = (modname == "attnlib" or modname.startswith("attnlib.")) and not modname.startswith("attnlib.checks")
+        if module is not None and (library or modname in _IMPORT_MACHINERY or modname.startswith("importlib.")):
+            homes[id(vars(module))] = vars(module)
+        if not library or not all(_public(p) for p in modname.split(".")):
             continue
         names = getattr(module, "__all__", None) or [n for n in vars(module) if _public(n)]
         members = [vars(module)[n] for n in names if n in vars(module)]
-        members += [v for cls in members if isinstance(cls, type)
-                    for key, v in vars(cls).items() if _public(key)]
+        for cls in [c for c in members if isinstance(c, type)]:
+            members += [v for key, v in vars(cls).items() if _public(key)]
         for f in members:
-            f = getattr(f, "__func__", f)  # static and class methods
-            f = inspect.unwrap(f) if callable(f) and not isinstance(f, type) else f  # under @arguments' wrapper
-            home = f.__module__ or "" if isinstance(f, type(_template)) else ""
-            if (isinstance(f, type(_template)) and id(f) not in seen and f.__closure__ is None
-                    and home.startswith("attnlib") and all(_public(p) for p in home.split("."))
-                    and _public(f.__name__)):
-                seen.add(id(f))
-                yield f
+            f = getattr(f, "__func__", f)
+            for g in [f.fget, f.fset, f.fdel] if isinstance(f, property) else [f]:
+                g = inspect.unwrap(g) if isinstance(g, type(_public)) else g
+                home = getattr(g, "__module__", None) or ""
+                if (isinstance(g, type(_public)) and id(g) not in seen and home.startswith("attnlib")
+                        and not home.startswith("attnlib.checks")):
+                    seen.add(id(g))
+                    functions.append((g, g.__code__))
+    # every function defined in those modules' namespaces (not by name: by the identity of the
+    # module dictionary it runs in), with what its code nests
+    trusted: dict = {}
+    for obj in gc.get_objects():
+        if isinstance(obj, type(_public)) and homes.get(id(obj.__globals__)) is obj.__globals__:
+            _codes(obj.__code__, trusted)
+    for f, code in functions:
+        _codes(code, trusted)
+    wrapper = next(c for c in attnlib._arguments._checked.__code__.co_consts
+                   if isinstance(c, type(_public.__code__)) and c.co_name == "wrapper")
+    _LIBRARY.append((tuple(functions), trusted, wrapper))
+    return _LIBRARY[0]
 
 
-def _from_import_machinery(frame) -> bool:
-    name = frame.f_globals.get("__name__", "") or ""
-    return name.startswith("importlib") or frame.f_code.co_filename.startswith("<frozen importlib")
+_LIBRARY: list = []
+_STUBS: dict = {}
+_IMPORT_MACHINERY = ("importlib", "_frozen_importlib", "_frozen_importlib_external")
+
+
+def _stub(code, key: str):
+    """A code object that hands ``(key, args, kwargs)`` to the guard, with ``code``'s free variables.
+
+    A function's ``__code__`` may only be replaced by one with as many free variables as the
+    function has closure cells, so a function with a closure gets a stub that names them too.
+    """
+    free = code.co_freevars
+    if free not in _STUBS:
+        source = ("def outer():\n" + "".join(f"    {v} = None\n" for v in free)
+                  + "    def stub(*args, **kwargs):\n" + (f"        {', '.join(free)}\n" if free else "")
+                  + "        return __assignment_guard__('KEY', args, kwargs)\n    return stub\n")
+        scope: dict = {}
+        exec(compile(source, "<assignment guard>", "exec"), scope)  # noqa: S102 (our own fixed source)
+        _STUBS[free] = scope["outer"]().__code__
+    template = _STUBS[free]
+    consts = tuple(key if c == "KEY" else c for c in template.co_consts)
+    return template.replace(co_consts=consts, co_name=code.co_name, co_qualname=code.co_qualname)
+
+
+def _make_guard(allow: tuple[str, ...], originals: dict, stubs: dict, trusted: dict, wrapper):
+    """The function the stubs call: the original for the library's own calls and allowed names."""
+    getframe, function, forbidden = sys._getframe, type(_public), LibraryCallForbidden
+
+    def guard(key, args, kwargs):
+        code, globals_, name, defaults, kwdefaults, closure = originals[key]
+        stub_frame = getframe(1)
+        if stub_frame.f_code is not stubs[key]:
+            raise forbidden("the library guard is called by its stubs only")
+        frame = stub_frame.f_back
+        if frame is not None and frame.f_code is wrapper:
+            frame = frame.f_back  # the argument declaration's wrapper: the caller is the one who called it
+        caller = frame.f_code if frame is not None else None
+        if name in allow or (caller is not None and trusted.get(id(caller)) is caller):
+            original = function(code, globals_, name, defaults, closure)
+            original.__kwdefaults__ = kwdefaults
+            return original(*args, **kwargs)
+        raise forbidden(f"your code calls attnlib's {name}: this question asks you to write it yourself, "
+                        "with numpy")
+
+    return guard
 
 
 @contextlib.contextmanager
 def no_library(allow: tuple[str, ...] = ()):
-    """Within the block, a direct call of a public attnlib function from outside attnlib raises.
+    """Within the block, a call of a public attnlib function from code that is not attnlib's raises.
 
-    ``allow`` names functions (by their ``__name__``) that the question lets students use.
+    The caller is known by its code object: the library's own (every code object of its modules
+    but the checks) and importlib's go through, any other code (a notebook's, an ``exec``'s, one
+    compiled under a borrowed name or file name) raises ``LibraryCallForbidden``. ``allow`` names
+    functions (by their ``__name__``) that the question lets students use.
     """
-    patched = []
-
-    def guard(key, args, kwargs):
-        original, name = originals[key]
-        frame = sys._getframe(2)
-        if frame.f_globals.get("__name__") == "attnlib._arguments" and frame.f_code.co_name == "wrapper":
-            frame = frame.f_back  # the argument declaration's wrapper: the caller is the one who called it
-        caller = frame.f_globals.get("__name__", "") or ""
-        if (name in allow or caller == "attnlib" or caller.startswith("attnlib.")
-                or _from_import_machinery(frame)):
-            return original(*args, **kwargs)
-        raise LibraryCallForbidden(f"your code calls attnlib's {name}: this question asks you to write "
-                                   "it yourself, with numpy")
-
-    originals = {}
+    functions, trusted, wrapper = _library()
+    originals, stubs, patched = {}, {}, []
+    for f, code in functions:
+        key = f"{f.__module__}.{f.__qualname__}#{id(f)}"
+        originals[key] = (code, f.__globals__, f.__name__, f.__defaults__, f.__kwdefaults__, f.__closure__)
+        stubs[key] = _stub(code, key)
+    guard = _make_guard(tuple(allow), originals, stubs, dict(trusted), wrapper)
     try:
-        for f in _functions():
+        for f, code in functions:
             key = f"{f.__module__}.{f.__qualname__}#{id(f)}"
-            copy = type(f)(f.__code__, f.__globals__, f.__name__, f.__defaults__, f.__closure__)
-            copy.__kwdefaults__ = f.__kwdefaults__
-            originals[key] = (copy, f.__name__)
-            consts = tuple(key if c == "KEY" else c for c in _template.__code__.co_consts)
-            stub = _template.__code__.replace(co_consts=consts, co_name=f.__code__.co_name)
             f.__globals__["__assignment_guard__"] = guard
             patched.append((f, f.__code__))
-            f.__code__ = stub
+            f.__code__ = stubs[key]
         yield
     finally:
-        for f, code in patched:
+        for f, code in reversed(patched):
             f.__code__ = code
 
 
