@@ -207,7 +207,7 @@ def _library():
     for obj in gc.get_objects():
         if isinstance(obj, type(_public)) and homes.get(id(obj.__globals__)) is obj.__globals__:
             _codes(obj.__code__, trusted)
-    for f, code in functions:
+    for _f, code in functions:
         _codes(code, trusted)
     wrapper = next(c for c in attnlib._arguments._checked.__code__.co_consts
                    if isinstance(c, type(_public.__code__)) and c.co_name == "wrapper")
@@ -279,7 +279,7 @@ def no_library(allow: tuple[str, ...] = ()):
         stubs[key] = _stub(code, key)
     guard = _make_guard(tuple(allow), originals, stubs, dict(trusted), wrapper)
     try:
-        for f, code in functions:
+        for f, _code in functions:
             key = f"{f.__module__}.{f.__qualname__}#{id(f)}"
             f.__globals__["__assignment_guard__"] = guard
             patched.append((f, f.__code__))
@@ -335,6 +335,281 @@ class _PlainUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"{module}.{name} is not plain data")
 
 
+# --- the child's sandbox ------------------------------------------------------------------------
+
+#: Bytes of address space a child may map beyond what it inherits from the kernel.
+CHILD_MEMORY = 4 << 30
+#: The user and group a child runs as when the kernel runs as root (as on Gradescope): nobody.
+NOBODY = 65534
+
+#: CPython 3.11 audit events (the "Audit events" table, checked against the interpreter's own
+#: strings and by experiment) that a child refuses, and what the refusal says the answer tried.
+_REFUSED = {
+    **dict.fromkeys(("os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system",
+                     "subprocess.Popen", "os.startfile", "pty.spawn"), "start processes"),
+    **dict.fromkeys(("os.kill", "os.killpg", "signal.pthread_kill", "signal.pidfd_send_signal"), "send signals"),
+    "_thread.start_new_thread": "start threads",
+    **dict.fromkeys(("resource.setrlimit", "resource.prlimit"), "change its resource limits"),
+    "os.chdir": "leave its scratch folder",
+    "sqlite3.connect": "open databases",
+    **dict.fromkeys(("sys._current_frames", "sys._current_exceptions", "sys.settrace", "sys.setprofile",
+                     "gc.get_objects", "gc.get_referrers", "gc.get_referents", "builtins.breakpoint"),
+                    "look into the grader's frames and objects"),
+    "sys.addaudithook": "add an audit hook",
+    "marshal.load": "load compiled code",  # marshal.loads: only what importlib reads from an installed .pyc
+}
+#: Events refused by their prefix: every socket operation, every ctypes operation.
+_REFUSED_PREFIXES = (("socket.", "open network connections"), ("ctypes.", "call C code through ctypes"))
+#: Events refused unless the calling code is trusted (the library guard, namedtuple and typing,
+#: which read their caller's module name): frames, and making code or functions.
+_TRUSTED_ONLY = {"sys._getframe": "look into the grader's frames", "code.__new__": "make code objects",
+                 "function.__new__": "make functions from code objects"}
+#: Attributes whose reading fires ``object.__getattr__`` and hands out a frame.
+_FRAME_ATTRIBUTES = frozenset(("tb_frame", "gi_frame", "cr_frame", "ag_frame"))
+#: Events that change the file system, and which of their arguments are paths (checked to lie in the
+#: scratch folder); an argument ``dir_fd`` that is set is refused.
+_PATH_EVENTS = {"os.remove": (0,), "os.rmdir": (0,), "os.mkdir": (0,), "os.chmod": (0,), "os.chown": (0,),
+                "os.utime": (0,), "os.truncate": (0,), "os.setxattr": (0,), "os.removexattr": (0,),
+                "os.rename": (0, 1), "os.link": (0, 1), "os.symlink": (), "shutil.rmtree": (0,)}
+
+
+class SandboxViolation(PermissionError):
+    """The student's function tried something the grader does not let an answer do."""
+
+
+def _install_sandbox(scratch: str, readers: dict, library_codes: dict) -> list:
+    """Install the child's audit hook (for good: CPython cannot remove one); return its record.
+
+    Everything the hook reads at call time is bound here, in its closure (no module global, no
+    builtin looked up by name), so the student's code cannot change what it decides. ``readers``
+    are the code objects (by id) trusted to read frames and make functions; ``library_codes`` are
+    attnlib's, which may not be run through ``exec``. The list returned gets one message per
+    refusal, so that a refusal the answer swallows is still reported.
+    """
+    refused, busy = [], [False]
+    getframe, str_, bytes_, int_, type_, decode = sys._getframe, str, bytes, int, type, bytes.decode
+    violation, stat = SandboxViolation, os.stat
+    prefix = scratch.rstrip("/") + "/"
+    table, prefixes, trusted_only = dict(_REFUSED), tuple(_REFUSED_PREFIXES), dict(_TRUSTED_ONLY)
+    frame_attributes, path_events, readers = frozenset(_FRAME_ATTRIBUTES), dict(_PATH_EVENTS), dict(readers)
+    library_codes = dict(library_codes)
+    writing = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+    directory, read_only = 0o040000, os.O_RDONLY
+    os_open, os_read, os_close, join = os.open, os.read, os.close, b"".join
+    compile_bytecode = sys.modules["_frozen_importlib_external"]._compile_bytecode.__code__
+    importers = {k: v for k, v in library_codes.items() if v.co_filename.startswith("<frozen importlib")}
+
+    def where(path):
+        """``path`` made absolute and normal (without the file system), or None if it is not plain."""
+        if type_(path) is bytes_:
+            path = decode(path, "utf-8", "surrogateescape")
+        if type_(path) is not str_ or "\0" in path:
+            return None
+        parts = [p for p in path.split("/") if p not in ("", ".")]
+        if ".." in parts:
+            return None
+        return "/" + "/".join(parts) if path.startswith("/") else prefix + "/".join(parts)
+
+    def inside(path) -> bool:
+        place = where(path)
+        return place is not None and place.startswith(prefix)  # relative: the cwd, which cannot change
+
+    def hidden(path) -> bool:
+        """A path into a process's view (/proc/<pid>/cwd, /dev/fd/3...): it may lead back anywhere."""
+        place = where(path)
+        return place is None or place.startswith("/dev/fd/") or place.startswith("/proc/") and place.count("/") > 2
+
+    def installed_bytecode(data) -> bool:
+        """``data`` is the code of a cached module outside the scratch folder, as importlib reads it."""
+        frame = getframe(2)
+        if frame.f_code is not compile_bytecode:
+            return False
+        path = frame.f_locals.get("bytecode_path")
+        if inside(path) or hidden(path):
+            return False
+        try:
+            fd = os_open(path, read_only)
+        except OSError:
+            return False
+        try:
+            chunks = []
+            while True:
+                chunk = os_read(fd, 1 << 20)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        finally:
+            os_close(fd)
+        return join(chunks)[16:] == data  # after the header: the marshalled code
+
+    def readers_of_code(code) -> bool:
+        return importers.get(id(code)) is code
+
+    def refuse(what: str, event: str):
+        message = f"the grader does not let an answer {what} ({event})"
+        refused.append(message)
+        raise violation(message)
+
+    def hook(event, args):
+        if busy[0]:
+            return  # the hook's own frame reading
+        busy[0] = True
+        try:
+            what = table.get(event)
+            if what is None:
+                for start, reason in prefixes:
+                    if event.startswith(start):
+                        what = reason
+            if what is None and (event in trusted_only or (event == "object.__getattr__"
+                                                          and args[1] in frame_attributes)):
+                code = getframe(1).f_code
+                if readers.get(id(code)) is not code:
+                    what = trusted_only.get(event, "look into the grader's frames")
+            elif what is None and event == "object.__setattr__" and args[1] == "__code__":
+                what = "replace a function's code"
+            elif what is None and event == "marshal.loads" and not installed_bytecode(args[0]):
+                what = "load compiled code"
+            elif what is None and event == "import" and args[0] == "_posixsubprocess":
+                what = "start processes"
+            elif what is None and event == "exec" and library_codes.get(id(args[0])) is args[0]:
+                what = "run the library's code through exec"
+            elif what is None and event == "open":
+                path, flags = args[0], args[2]
+                if type_(path) is not int_ and hidden(path):
+                    what = "open files through /proc/<process>/ or /dev/fd/"
+                elif type_(path) is not int_ and inside(path) and readers_of_code(getframe(1).f_code):
+                    what = "import code from its scratch folder"
+                elif flags & writing:
+                    if type_(path) is not int_ and not inside(path):
+                        what = "write files outside its scratch folder"
+                elif type_(path) is not int_ and not inside(path):
+                    try:
+                        if stat(path).st_mode & 0o170000 == directory:
+                            what = "open folders outside its scratch folder"
+                    except OSError:
+                        pass
+            elif what is None and event in path_events:
+                paths = [args[i] for i in path_events[event]]
+                if event == "os.symlink" or len(args) > 3 and event != "os.setxattr" and args[-1] is not None:
+                    what = "make links or use folder descriptors"
+                elif event == "os.truncate" and type_(args[0]) is int_:
+                    pass
+                elif not all(inside(p) for p in paths):
+                    what = "change files outside its scratch folder"
+        finally:
+            busy[0] = False
+        if what is not None:
+            refuse(what, event)
+
+    sys.addaudithook(hook)
+    return refused
+
+
+def _drop_privileges(scratch: str) -> None:
+    """As root: become nobody (so that the process limit applies), keeping only the right to read.
+
+    The scratch folder is given to nobody first. Reading everywhere (the capability
+    CAP_DAC_READ_SEARCH, kept through the change of user) lets the answer import what the kernel
+    could, wherever Python is installed (Gradescope installs it under /root); writing, signalling
+    the kernel and starting processes are gone. Without that capability the user changes anyway.
+    """
+    if os.geteuid() != 0:
+        return
+    os.chown(scratch, NOBODY, NOBODY)
+    libc = None
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(8, 1, 0, 0, 0)  # PR_SET_KEEPCAPS: the permitted capabilities survive setuid
+    os.setgroups([])
+    os.setresgid(NOBODY, NOBODY, NOBODY)
+    os.setresuid(NOBODY, NOBODY, NOBODY)
+    if libc is not None:
+        header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+        for capability in (2, 1):  # CAP_DAC_READ_SEARCH, else CAP_DAC_OVERRIDE
+            data = (ctypes.c_uint32 * 6)(1 << capability, 1 << capability, 0, 0, 0, 0)
+            if libc.capset(header, data) == 0:
+                break
+        libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS: no program can give privileges back
+
+
+def _single_threaded_blas() -> None:
+    """BLAS in one thread: a child may start no thread (the process limit counts threads too).
+
+    OpenBLAS libraries loaded later read the environment; those already loaded (numpy's) are told
+    through their own ``openblas_set_num_threads``.
+    """
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[name] = "1"
+    with contextlib.suppress(Exception), open("/proc/self/maps") as maps:
+        import ctypes
+
+        paths = {line.split()[-1] for line in maps if "openblas" in line.split()[-1].lower()}
+        for path in sorted(paths):
+            with contextlib.suppress(OSError):
+                library = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 0) | ctypes.RTLD_GLOBAL)
+                for symbol in ("openblas_set_num_threads", "openblas_set_num_threads64_",
+                               "scipy_openblas_set_num_threads", "scipy_openblas_set_num_threads64_"):
+                    if hasattr(library, symbol):
+                        getattr(library, symbol)(1)
+
+
+def _limit_resources() -> None:
+    """No new processes, no core files, and at most ``CHILD_MEMORY`` more address space."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    mapped = 0
+    with contextlib.suppress(OSError, ValueError), open("/proc/self/status") as status:
+        mapped = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize:"))
+    if mapped:
+        resource.setrlimit(resource.RLIMIT_AS, (mapped + CHILD_MEMORY, mapped + CHILD_MEMORY))
+
+
+def _frame_readers() -> dict:
+    """The code objects trusted to read frames and make functions, by id."""
+    import collections
+    import typing
+
+    readers: dict = {}
+    for code in (collections.namedtuple.__code__, typing._caller.__code__):
+        _codes(code, readers)
+    _codes(_make_guard.__code__, readers)
+    return readers
+
+
+def _sandbox(scratch: str) -> list:
+    """Enter the sandbox, in the forked child, for good; return the list of refusals.
+
+    The child moves into its scratch folder (its only writable place, made by the kernel, which
+    removes it afterwards), limits its resources, drops root, and installs the audit hook
+    (``_install_sandbox``) that refuses the rest.
+    """
+    readers = _frame_readers()
+    _, library_codes, _ = _library()
+    os.chdir(scratch)
+    sys.dont_write_bytecode = True  # an import writes no cache (it would be refused outside scratch)
+    _neuter_process_starters()
+    _single_threaded_blas()
+    _drop_privileges(scratch)
+    _limit_resources()
+    return _install_sandbox(scratch, readers, library_codes)
+
+
+def _neuter_process_starters() -> None:
+    """Remove ``_posixsubprocess`` (which starts processes without an audit event) from reach."""
+    module = sys.modules.pop("_posixsubprocess", None)
+    if module is None:
+        return
+    for loaded in list(sys.modules.values()):
+        for name, value in list(vars(loaded).items()) if loaded is not None else ():
+            if value is module or value is getattr(module, "fork_exec", None):
+                with contextlib.suppress(Exception):
+                    setattr(loaded, name, None)
+
+
 # --- running the student's code -----------------------------------------------------------------
 
 #: Exceptions that come back from a child process as themselves (others become StudentError).
@@ -342,7 +617,7 @@ _KNOWN = {cls.__name__: cls for cls in (
     ValueError, TypeError, AssertionError, ArithmeticError, ZeroDivisionError, FloatingPointError,
     OverflowError, IndexError, KeyError, LookupError, AttributeError, NameError, RuntimeError,
     RecursionError, NotImplementedError, ImportError, ModuleNotFoundError, MemoryError,
-    LibraryCallForbidden, AnswerTypeError, TimeLimitExceeded)}
+    LibraryCallForbidden, AnswerTypeError, TimeLimitExceeded, SandboxViolation)}
 _KNOWN["LinAlgError"] = np.linalg.LinAlgError
 
 
@@ -353,9 +628,10 @@ def _isolated() -> bool:
     return bool(getattr(notebook, "_grading_mode", False)) and sys.platform.startswith("linux")
 
 
-def _child(w: int, fn, args, kwargs, allow, measure: bool) -> None:
-    """In the forked child: run ``fn``, write the outcome to ``w``, and exit without cleaning up."""
+def _child(w: int, scratch: str, fn, args, kwargs, allow, measure: bool) -> None:
+    """In the forked child: sandbox it, run ``fn``, write the outcome to ``w``, exit without cleaning up."""
     payload = ("raise", ["RuntimeError"], "the grader could not run your function")
+    refused: list = []
     try:
         os.setpgid(0, 0)
         devnull = os.open(os.devnull, os.O_RDWR)
@@ -371,8 +647,10 @@ def _child(w: int, fn, args, kwargs, allow, measure: bool) -> None:
         if measure:
             import tracemalloc
             tracemalloc.start()
-        with no_library(allow):
-            result = fn(*args, **kwargs)
+        guard = no_library(allow)
+        guard.__enter__()  # never left (the child ends in os._exit); kept, or its clean-up would run
+        refused = _sandbox(scratch)
+        result = fn(*args, **kwargs)
         peak = tracemalloc.get_traced_memory()[1] if measure else None
         changed = [None if b is None or np.array_equal(a, b, equal_nan=True) else _encode(a)
                    for a, b in zip(args, before, strict=True)]
@@ -380,6 +658,8 @@ def _child(w: int, fn, args, kwargs, allow, measure: bool) -> None:
     except BaseException as err:  # everything goes back to the parent as data
         message = str(err)[:2000]
         payload = ("raise", [c.__name__ for c in type(err).__mro__], message)
+    if refused:  # refused, even if the answer caught the exception
+        payload = ("raise", ["SandboxViolation"], refused[0])
     try:
         data = pickle.dumps(payload)
         view = memoryview(data)
@@ -390,11 +670,16 @@ def _child(w: int, fn, args, kwargs, allow, measure: bool) -> None:
 
 
 def _run_isolated(fn, args, kwargs, seconds: float, allow, measure: bool):
+    import shutil
+    import tempfile
+
+    _library()  # found once, in the kernel: each child inherits it
+    scratch = os.path.realpath(tempfile.mkdtemp(prefix="answer-"))
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(r)
-        _child(w, fn, args, kwargs, allow, measure)
+        _child(w, scratch, fn, args, kwargs, allow, measure)
     os.close(w)
     chunks, deadline, done = [], time.monotonic() + seconds, False
     try:
@@ -417,6 +702,7 @@ def _run_isolated(fn, args, kwargs, seconds: float, allow, measure: bool):
             os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, 0)
+        shutil.rmtree(scratch, ignore_errors=True)
     if not done:
         raise TimeLimitExceeded(f"{getattr(fn, '__name__', 'your function')}(...) ran longer than {seconds:g} s and "
                                 "was stopped: is there an infinite loop, or a loop over every example where numpy "
