@@ -366,11 +366,13 @@ _TRUSTED_ONLY = {"sys._getframe": "look into the grader's frames", "code.__new__
                  "function.__new__": "make functions from code objects"}
 #: Attributes whose reading fires ``object.__getattr__`` and hands out a frame.
 _FRAME_ATTRIBUTES = frozenset(("tb_frame", "gi_frame", "cr_frame", "ag_frame"))
-#: Events that change the file system, and which of their arguments are paths (checked to lie in the
-#: scratch folder); an argument ``dir_fd`` that is set is refused.
-_PATH_EVENTS = {"os.remove": (0,), "os.rmdir": (0,), "os.mkdir": (0,), "os.chmod": (0,), "os.chown": (0,),
-                "os.utime": (0,), "os.truncate": (0,), "os.setxattr": (0,), "os.removexattr": (0,),
-                "os.rename": (0, 1), "os.link": (0, 1), "os.symlink": (), "shutil.rmtree": (0,)}
+#: Events that change the file system: the positions of their paths (which must lie in the scratch
+#: folder) and of their folder descriptors (which must be unset: -1 or None).
+_PATH_EVENTS = {"os.remove": ((0,), (1,)), "os.rmdir": ((0,), (1,)), "os.mkdir": ((0,), (2,)),
+                "os.chmod": ((0,), (2,)), "os.chown": ((0,), (3,)), "os.utime": ((0,), (3,)),
+                "os.truncate": ((0,), ()), "os.setxattr": ((0,), ()), "os.removexattr": ((0,), ()),
+                "os.rename": ((0, 1), (2, 3)), "os.link": ((0, 1), (2, 3)), "shutil.rmtree": ((0,), (1,)),
+                "os.symlink": ((), ())}
 
 
 class SandboxViolation(PermissionError):
@@ -489,12 +491,12 @@ def _install_sandbox(scratch: str, readers: dict, library_codes: dict) -> list:
                     except OSError:
                         pass
             elif what is None and event in path_events:
-                paths = [args[i] for i in path_events[event]]
-                if event == "os.symlink" or len(args) > 3 and event != "os.setxattr" and args[-1] is not None:
+                paths, folders = path_events[event]
+                if event == "os.symlink" or any(i < len(args) and args[i] not in (-1, None) for i in folders):
                     what = "make links or use folder descriptors"
                 elif event == "os.truncate" and type_(args[0]) is int_:
                     pass
-                elif not all(inside(p) for p in paths):
+                elif not all(inside(args[i]) for i in paths):
                     what = "change files outside its scratch folder"
         finally:
             busy[0] = False
@@ -548,7 +550,8 @@ def _single_threaded_blas() -> None:
         paths = {line.split()[-1] for line in maps if "openblas" in line.split()[-1].lower()}
         for path in sorted(paths):
             with contextlib.suppress(OSError):
-                library = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 0) | ctypes.RTLD_GLOBAL)
+                # the loaded library itself, kept local (made global, its symbols would shadow scipy's)
+                library = ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_LOCAL)
                 for symbol in ("openblas_set_num_threads", "openblas_set_num_threads64_",
                                "scipy_openblas_set_num_threads", "scipy_openblas_set_num_threads64_"):
                     if hasattr(library, symbol):
