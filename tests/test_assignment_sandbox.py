@@ -436,3 +436,39 @@ def test_the_guard_state_is_out_of_the_answers_reach():
 
     with pytest.raises(support.SandboxViolation, match="make functions"):
         support.call(steals, np.zeros(3))
+
+
+# --- otter's logging server ---------------------------------------------------------------------
+
+
+class _Marker:
+    """Unpickled, it writes a file: what a crafted pickle does in the process that loads it."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return (Path.write_text, (Path(self.path), "unpickled in the grading process"))
+
+
+def sends_a_pickle(port, marker):
+    import pickle
+    import struct
+
+    data = pickle.dumps(_Marker(marker))
+    with socket.create_connection(("127.0.0.1", port), timeout=2) as s:
+        s.sendall(struct.pack(">L", len(data)) + data)
+    return 1.0
+
+
+def test_an_answer_cannot_reach_otters_logging_server(sandboxed, tmp_path):
+    """``otter run`` unpickles whatever reaches its logging server, in the grading process itself."""
+    from otter.execute.logging import start_server
+
+    marker = tmp_path / "pwned"
+    (host, port), stop = start_server()
+    try:
+        _attempt(sends_a_pickle, port, str(marker), refused=r"open network connections", sandboxed=sandboxed)
+        assert _appears(marker) is not sandboxed
+    finally:
+        stop()
