@@ -51,7 +51,17 @@ def sandboxed(request, monkeypatch):
     """Both ways: ``True`` in the sandbox, ``False`` with the sandbox switched off (the attack works)."""
     if request.param == "unsandboxed":
         monkeypatch.setattr(support, "_sandbox", lambda scratch: [])
+        monkeypatch.setattr(support, "_on_a_fresh_stack", _on_the_graders_stack)
     return request.param == "sandboxed"
+
+
+def _on_the_graders_stack(fn, args, kwargs, prepare):
+    """What the child did before the sandbox: run the answer on the grader's own stack."""
+    refused = prepare()
+    try:
+        return refused, False, fn(*args, **kwargs)
+    except BaseException as err:  # noqa: BLE001
+        return refused, True, err
 
 
 def _attempt(fn, *args, refused: str, sandboxed: bool):
@@ -271,6 +281,15 @@ def test_an_answer_cannot_read_the_tests_frames(reader, event, sandboxed):
     assert sandboxed or got == hidden["expected_answer"][0]
 
 
+@pytest.mark.parametrize("reader", [by_getframe, by_traceback, by_generator])
+def test_without_the_hook_the_answers_stack_still_ends_before_the_grader(reader, monkeypatch):
+    """The answer runs on a thread of its own: walking back from its frames finds nothing of the test."""
+    monkeypatch.setattr(support, "_sandbox", lambda scratch: [])
+    case = np.zeros(1)
+    hidden = {"case": case, "expected_answer": [31.25]}
+    assert support.call(reader, case) == -1.0 and hidden
+
+
 def test_a_refusal_the_answer_catches_is_still_reported():
     def swallows(x):
         try:
@@ -472,3 +491,38 @@ def test_an_answer_cannot_reach_otters_logging_server(sandboxed, tmp_path):
         assert _appears(marker) is not sandboxed
     finally:
         stop()
+
+
+# --- the grader's own files ---------------------------------------------------------------------
+
+READS_THE_TESTS = """
+import importlib.util, os, sys
+spec = importlib.util.spec_from_file_location("s", {path!r})
+s = importlib.util.module_from_spec(spec); spec.loader.exec_module(s)
+s.ISOLATE = True
+if {off}:
+    s._sandbox = lambda scratch: []
+    s._on_a_fresh_stack = lambda fn, args, kwargs, prepare: (prepare(), False, fn(*args, **kwargs))
+def peek(folder):
+    with open(os.path.join(folder, "tests", "q1.py")) as f:
+        return f.read()
+try:
+    print(s.call(peek, os.getcwd()))
+except s.SandboxViolation as err:
+    print("refused:", err)
+"""
+
+
+@pytest.mark.parametrize("off", [False, True], ids=["sandboxed", "unsandboxed"])
+def test_an_answer_cannot_read_the_hidden_tests_beside_the_notebook(off, tmp_path):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "q1.py").write_text("expected = 31.25  # hidden")
+    script = READS_THE_TESTS.format(path=str(SUPPORT_DIR / "assignment_support.py"), off=off)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    if off:
+        assert "31.25" in done.stdout
+    else:
+        assert done.stdout.startswith("refused: the grader does not let an answer read the grader's files")

@@ -1,7 +1,7 @@
 """Grading support shipped with every assignment (students' copy and the autograder's copy).
 
 The autograder copies its own version of this file over the student's before grading, so what
-runs at grading time is always this code. It gives the tests four guarantees:
+runs at grading time is always this code. It gives the tests five guarantees:
 
 - **a time limit**: ``call`` and ``check`` run the student's code under a timer; an infinite loop
   fails that test after ``SECONDS`` and the other tests go on. A function that timed out once is
@@ -10,16 +10,43 @@ runs at grading time is always this code. It gives the tests four guarantees:
   cell that runs longer than ``CELL_SECONDS``;
 - **isolation while grading**: under the autograder (on Linux), every call of a student's function
   runs in a child process of the kernel, which is killed at the time limit. A limit swallowed by
-  an ``except:`` in a retry loop therefore costs only that question, and whatever the function
-  changes (a patched ``numpy.isclose``, an IPython hook, a signal handler, a rebound global) dies
+  an ``except:`` in a retry loop therefore costs only that question, and what the function changes
+  in memory (a patched ``numpy.isclose``, an IPython hook, a signal handler, a rebound global) dies
   with the child. Only plain data comes back: numbers, strings, numpy arrays of numbers, and
   tuples and lists of them (``AnswerTypeError`` otherwise), so an answer cannot be an object whose
-  ``__eq__`` or ``__array__`` lies;
-- **no library shortcut**: while the student's function runs, every *public* function of
-  ``attnlib`` called *directly from the student's code* raises ``LibraryCallForbidden`` (calls the
-  library makes internally, calls made by Python's import machinery, and calls of the names a
-  question allows, go through). So answering "write softmax" with ``attnlib.softmax`` scores
-  zero on that question, and ``from scipy.linalg import solve`` inside an answer is fine;
+  ``__eq__`` or ``__array__`` lies; the kernel reads it with an unpickler that builds nothing else;
+- **a sandbox around the answer**: before the function runs, the child moves into a new scratch
+  folder (the kernel removes it afterwards) and runs BLAS in one thread; then, for good, it may
+  start no process or thread (``RLIMIT_NPROC`` 0), dumps no core, maps at most ``CHILD_MEMORY``
+  more bytes and, when the kernel runs as root (as on Gradescope), runs as nobody (``NOBODY``)
+  keeping only the right to read files. An audit hook, which Python cannot remove, then refuses
+  with ``SandboxViolation`` (reported even if the answer catches it) any attempt to: start a
+  process (``os.fork``, ``os.forkpty``, ``os.posix_spawn``, ``os.spawn*``, ``os.exec*``,
+  ``os.system``, ``subprocess``, ``pty``; ``_posixsubprocess`` is taken out of reach) or a
+  thread; send a signal (``os.kill``, ``os.killpg``, ``signal.pthread_kill``); open any socket;
+  use ``ctypes``; write, create, remove, rename, link, chmod, chown or truncate a file or folder
+  outside the scratch folder, make a symbolic link, or use a folder descriptor; change folder;
+  read or list the grader's folders (the kernel's own, where the tests are, and /autograder),
+  open a folder outside the scratch folder, or go through ``/proc/<process>/`` or ``/dev/fd/``;
+  reach the grader's stack or objects (``sys._getframe``, ``sys._current_frames``,
+  ``sys._current_exceptions``, a traceback's, generator's or coroutine's frame,
+  ``gc.get_objects``, ``gc.get_referrers``, ``gc.get_referents``, ``sys.settrace``,
+  ``sys.setprofile``, ``breakpoint``); add an audit hook; make code or functions from code
+  objects (``code.__new__``, ``code.replace``, ``types.FunctionType``), replace a function's
+  ``__code__``, run the library's code through ``exec``, unmarshal code other than the installed
+  ``.pyc`` files importlib reads, or import from the scratch folder; change its resource limits;
+  open an sqlite database. Reading files elsewhere, importing (numpy, scipy and their lazily
+  loaded parts) and writing in the scratch folder work as usual;
+- **no library shortcut**: while the student's function runs, every *public* function of attnlib
+  (each name of a public module's ``__all__``, with the public methods, static and class methods
+  and properties of its public classes; not ``attnlib.checks``) raises ``LibraryCallForbidden``
+  when it is called from code that is not the library's own. The caller is known by its code
+  object, not by its name: the library's own code objects (every function of every attnlib module
+  but the checks, and what they nest) and importlib's go through, and so does a function the
+  question allows by name; the argument declaration's wrapper is looked through. So answering
+  "write softmax" with ``attnlib.softmax`` scores zero on that question, even through ``exec``
+  with a borrowed ``__name__`` or from code compiled under a library file's name, and
+  ``from scipy.linalg import solve`` inside an answer is fine;
 - **readable feedback**: ``check`` runs one of the book's ``attnlib.checks`` on the student's
   function and lets its message (which input failed, and how) be what the student sees;
   ``expect_close`` and ``expect_equal`` do the same for the assignment's own cases.
@@ -51,8 +78,6 @@ import numpy as np
 SECONDS = 5.0
 #: Seconds one notebook cell may run once ``arm_cells`` has been called.
 CELL_SECONDS = 120.0
-#: Library modules loaded before guarding, so that a lazily imported one is guarded too.
-GUARDED_MODULES = ("attnlib", "attnlib.rkhs", "attnlib.lower_bounds", "attnlib.sculpt")
 #: Run student calls in a child process: None = while otter grades, on Linux; True/False force it.
 ISOLATE: bool | None = None
 
@@ -379,13 +404,14 @@ class SandboxViolation(PermissionError):
     """The student's function tried something the grader does not let an answer do."""
 
 
-def _install_sandbox(scratch: str, readers: dict, library_codes: dict) -> list:
+def _install_sandbox(scratch: str, readers: dict, library_codes: dict, private: tuple[str, ...] = ()) -> list:
     """Install the child's audit hook (for good: CPython cannot remove one); return its record.
 
     Everything the hook reads at call time is bound here, in its closure (no module global, no
     builtin looked up by name), so the student's code cannot change what it decides. ``readers``
     are the code objects (by id) trusted to read frames and make functions; ``library_codes`` are
-    attnlib's, which may not be run through ``exec``. The list returned gets one message per
+    attnlib's, which may not be run through ``exec``; ``private`` are folders it may not read or list
+    (the grader's: the tests are there). The list returned gets one message per
     refusal, so that a refusal the answer swallows is still reported.
     """
     refused, busy = [], [False]
@@ -394,7 +420,7 @@ def _install_sandbox(scratch: str, readers: dict, library_codes: dict) -> list:
     prefix = scratch.rstrip("/") + "/"
     table, prefixes, trusted_only = dict(_REFUSED), tuple(_REFUSED_PREFIXES), dict(_TRUSTED_ONLY)
     frame_attributes, path_events, readers = frozenset(_FRAME_ATTRIBUTES), dict(_PATH_EVENTS), dict(readers)
-    library_codes = dict(library_codes)
+    library_codes, private = dict(library_codes), tuple(f.rstrip("/") + "/" for f in private)
     writing = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
     directory, read_only = 0o040000, os.O_RDONLY
     os_open, os_read, os_close, join = os.open, os.read, os.close, b"".join
@@ -415,6 +441,10 @@ def _install_sandbox(scratch: str, readers: dict, library_codes: dict) -> list:
     def inside(path) -> bool:
         place = where(path)
         return place is not None and place.startswith(prefix)  # relative: the cwd, which cannot change
+
+    def grader_s(path) -> bool:
+        place = where(path)
+        return (place is None or (place + "/").startswith(private)) and not inside(path)
 
     def hidden(path) -> bool:
         """A path into a process's view (/proc/<pid>/cwd, /dev/fd/3...): it may lead back anywhere."""
@@ -484,12 +514,17 @@ def _install_sandbox(scratch: str, readers: dict, library_codes: dict) -> list:
                 elif flags & writing:
                     if type_(path) is not int_ and not inside(path):
                         what = "write files outside its scratch folder"
+                elif type_(path) is not int_ and grader_s(path):
+                    what = "read the grader's files"
                 elif type_(path) is not int_ and not inside(path):
                     try:
                         if stat(path).st_mode & 0o170000 == directory:
                             what = "open folders outside its scratch folder"
                     except OSError:
                         pass
+            elif what is None and event in ("os.listdir", "os.scandir") and type_(args[0]) is not int_ and (
+                    hidden(args[0]) or grader_s(args[0])):
+                what = "list the grader's folders"
             elif what is None and event in path_events:
                 paths, folders = path_events[event]
                 if event == "os.symlink" or any(i < len(args) and args[i] not in (-1, None) for i in folders):
@@ -571,16 +606,56 @@ def _limit_resources() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (mapped + CHILD_MEMORY, mapped + CHILD_MEMORY))
 
 
-def _frame_readers() -> dict:
-    """The code objects trusted to read frames and make functions, by id."""
-    import collections
-    import typing
+#: Modules whose code may read frames: they read their caller's module name (namedtuple, a TypeVar,
+#: an Enum, a dataclass, a warning), and the answer's stack holds none of the grader's frames anyway.
+FRAME_READERS = ("collections", "typing", "typing_extensions", "enum", "dataclasses", "warnings")
+_READERS: list = []
 
-    readers: dict = {}
-    for code in (collections.namedtuple.__code__, typing._caller.__code__):
-        _codes(code, readers)
-    _codes(_make_guard.__code__, readers)
-    return readers
+
+def _frame_readers() -> dict:
+    """The code objects trusted to read frames and make functions, by id (found once per process)."""
+    if not _READERS:
+        import importlib
+
+        homes = {}
+        for name in FRAME_READERS:
+            with contextlib.suppress(ImportError):
+                homes[id(vars(importlib.import_module(name)))] = vars(importlib.import_module(name))
+        readers: dict = {}
+        for obj in gc.get_objects():
+            if isinstance(obj, type(_public)) and homes.get(id(obj.__globals__)) is obj.__globals__:
+                _codes(obj.__code__, readers)
+        _codes(_make_guard.__code__, readers)
+        _READERS.append(readers)
+    return _READERS[0]
+
+
+def _on_a_fresh_stack(fn, args, kwargs, prepare):
+    """``(refusals, raised, value)``: ``prepare()`` then ``fn(*args, **kwargs)``, in a new thread.
+
+    The thread's stack starts with ``fn``'s runner: walking back from any frame of the answer ends
+    there, before any frame of the grader (the test, otter, the kernel). ``prepare`` (the sandbox)
+    runs in that thread, since the capability kept when root becomes nobody is the thread's own.
+    """
+    import _thread
+
+    box, done = [], _thread.allocate_lock()
+    done.acquire()
+
+    def runner():
+        try:
+            box.append(prepare())
+            box.append((False, fn(*args, **kwargs)))
+        except BaseException as err:  # noqa: BLE001 (handed to the grader's thread)
+            box.append((True, err))
+        finally:
+            done.release()
+
+    _thread.start_new_thread(runner, ())
+    done.acquire()
+    if len(box) < 2 or type(box[0]) is not list:
+        return [], True, (box[-1][1] if box else RuntimeError("the grader could not run your function"))
+    return box[0], box[1][0], box[1][1]
 
 
 def _sandbox(scratch: str) -> list:
@@ -592,13 +667,25 @@ def _sandbox(scratch: str) -> list:
     """
     readers = _frame_readers()
     _, library_codes, _ = _library()
+    private = _private_folders()
     os.chdir(scratch)
     sys.dont_write_bytecode = True  # an import writes no cache (it would be refused outside scratch)
     _neuter_process_starters()
     _single_threaded_blas()
     _drop_privileges(scratch)
     _limit_resources()
-    return _install_sandbox(scratch, readers, library_codes)
+    return _install_sandbox(scratch, readers, library_codes, private)
+
+
+def _private_folders() -> tuple[str, ...]:
+    """Folders an answer may not read: the kernel's (the notebook's, with the hidden tests in ./tests)
+    and Gradescope's /autograder, unless Python imports from inside one of them."""
+    folders = {os.path.realpath(os.getcwd())}
+    if os.path.isdir("/autograder"):
+        folders.add("/autograder")
+    imports = [os.path.realpath(p) for p in sys.path if p] + [os.path.realpath(sys.prefix),
+                                                             os.path.realpath(sys.base_prefix)]
+    return tuple(sorted(f for f in folders if f != "/" and not any(p == f or p.startswith(f + "/") for p in imports)))
 
 
 def _neuter_process_starters() -> None:
@@ -652,8 +739,9 @@ def _child(w: int, scratch: str, fn, args, kwargs, allow, measure: bool) -> None
             tracemalloc.start()
         guard = no_library(allow)
         guard.__enter__()  # never left (the child ends in os._exit); kept, or its clean-up would run
-        refused = _sandbox(scratch)
-        result = fn(*args, **kwargs)
+        refused, raised, result = _on_a_fresh_stack(fn, args, kwargs, lambda: _sandbox(scratch))
+        if raised:
+            raise result
         peak = tracemalloc.get_traced_memory()[1] if measure else None
         changed = [None if b is None or np.array_equal(a, b, equal_nan=True) else _encode(a)
                    for a, b in zip(args, before, strict=True)]
@@ -676,7 +764,8 @@ def _run_isolated(fn, args, kwargs, seconds: float, allow, measure: bool):
     import shutil
     import tempfile
 
-    _library()  # found once, in the kernel: each child inherits it
+    _library()  # found once, in the kernel: each child inherits them
+    _frame_readers()
     scratch = os.path.realpath(tempfile.mkdtemp(prefix="answer-"))
     r, w = os.pipe()
     pid = os.fork()
