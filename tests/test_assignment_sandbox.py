@@ -127,8 +127,38 @@ def test_processes_started_behind_the_audit_hook_are_stopped_too(sandboxed, tmp_
                   errpipe_read, errpipe_write, False, True, -1, None, None, None, -1, None, False)
         return 1.0
 
-    _attempt(raw, str(marker), refused="start processes", sandboxed=sandboxed)
+    _attempt(raw, str(marker), refused="start processes|import _posixsubprocess", sandboxed=sandboxed)
     assert _appears(marker) is not sandboxed
+
+
+def test_no_second_interpreter_and_no_test_modules():
+    def interpreter(x):
+        import _xxsubinterpreters
+
+        return _xxsubinterpreters.create()
+
+    def test_module(x):
+        import _testcapi
+
+        return _testcapi.INT_MAX
+
+    for attack, refused in ((interpreter, "import _xxsubinterpreters"), (test_module, "import _testcapi")):
+        with pytest.raises(support.SandboxViolation, match=refused):
+            support.call(attack, 1.0)
+
+
+def test_special_files_cannot_be_made_outside(sandboxed, tmp_path):
+    def fifo(path):
+        os.mkfifo(path)
+        return 1.0
+
+    target = tmp_path / "fifo"
+    if sandboxed:
+        with pytest.raises(TypeError):  # os.mkfifo is gone (it has no audit event)
+            support.call(fifo, str(target))
+    else:
+        support.call(fifo, str(target))
+    assert target.exists() is not sandboxed
 
 
 def writes_outside(path):

@@ -381,8 +381,13 @@ _REFUSED = {
                      "gc.get_objects", "gc.get_referrers", "gc.get_referents", "builtins.breakpoint"),
                     "look into the grader's frames and objects"),
     "sys.addaudithook": "add an audit hook",
+    "cpython.PyInterpreterState_New": "start an interpreter (it would have no audit hook)",
     "marshal.load": "load compiled code",  # marshal.loads: only what importlib reads from an installed .pyc
 }
+#: Modules an answer may not import: process starters and CPython's test and interpreter modules.
+_REFUSED_IMPORTS = frozenset(("_posixsubprocess", "_testcapi", "_testinternalcapi", "_testbuffer", "_testmultiphase",
+                              "_testclinic", "_testimportmultiple", "_ctypes_test", "_xxsubinterpreters",
+                              "_xxinterpchannels", "_xxtestfuzz"))
 #: Events refused by their prefix: every socket operation, every ctypes operation.
 _REFUSED_PREFIXES = (("socket.", "open network connections"), ("ctypes.", "call C code through ctypes"))
 #: Events refused unless the calling code is trusted (the library guard, namedtuple and typing,
@@ -421,6 +426,7 @@ def _install_sandbox(scratch: str, readers: dict, library_codes: dict, private: 
     table, prefixes, trusted_only = dict(_REFUSED), tuple(_REFUSED_PREFIXES), dict(_TRUSTED_ONLY)
     frame_attributes, path_events, readers = frozenset(_FRAME_ATTRIBUTES), dict(_PATH_EVENTS), dict(readers)
     library_codes, private = dict(library_codes), tuple(f.rstrip("/") + "/" for f in private)
+    refused_imports = frozenset(_REFUSED_IMPORTS)
     writing = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
     directory, read_only = 0o040000, os.O_RDONLY
     os_open, os_read, os_close, join = os.open, os.read, os.close, b"".join
@@ -501,8 +507,8 @@ def _install_sandbox(scratch: str, readers: dict, library_codes: dict, private: 
                 what = "replace a function's code"
             elif what is None and event == "marshal.loads" and not installed_bytecode(args[0]):
                 what = "load compiled code"
-            elif what is None and event == "import" and args[0] == "_posixsubprocess":
-                what = "start processes"
+            elif what is None and event == "import" and args[0] in refused_imports:
+                what = f"import {args[0]}"
             elif what is None and event == "exec" and library_codes.get(id(args[0])) is args[0]:
                 what = "run the library's code through exec"
             elif what is None and event == "open":
@@ -689,13 +695,18 @@ def _private_folders() -> tuple[str, ...]:
 
 
 def _neuter_process_starters() -> None:
-    """Remove ``_posixsubprocess`` (which starts processes without an audit event) from reach."""
+    """Take out of reach what starts processes, makes special files or signals without an audit event.
+
+    ``_posixsubprocess`` (its import is refused afterwards), ``mkfifo``, ``mknod``, ``pidfd_open``
+    and ``pidfd_send_signal`` are removed from every loaded module that holds them.
+    """
     module = sys.modules.pop("_posixsubprocess", None)
-    if module is None:
-        return
+    gone = [module, getattr(module, "fork_exec", None)] if module is not None else []
+    gone += [getattr(m, n, None) for m in (os, signal) for n in ("mkfifo", "mknod", "pidfd_open", "pidfd_send_signal")]
+    gone = [g for g in gone if g is not None]
     for loaded in list(sys.modules.values()):
         for name, value in list(vars(loaded).items()) if loaded is not None else ():
-            if value is module or value is getattr(module, "fork_exec", None):
+            if any(value is g for g in gone):
                 with contextlib.suppress(Exception):
                     setattr(loaded, name, None)
 
