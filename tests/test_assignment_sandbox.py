@@ -374,6 +374,10 @@ def honest(A, b):
         f.write("fine")
     with open("notes.txt") as f:
         assert f.read() == "fine"
+    import tempfile
+
+    with tempfile.TemporaryFile("w+") as f:  # the scratch folder is the temporary folder too
+        f.write("fine")
     big = np.ones((300, 300))
     x = solve(np.asarray(A, dtype=np.float32), np.asarray(b, dtype=np.float32))
     return x.astype(np.float32), float((big @ big)[0, 0])

@@ -446,7 +446,7 @@ def _install_sandbox(scratch: str, readers: dict, library_codes: dict, private: 
 
     def inside(path) -> bool:
         place = where(path)
-        return place is not None and place.startswith(prefix)  # relative: the cwd, which cannot change
+        return place is not None and (place + "/").startswith(prefix)  # relative: the cwd, which cannot change
 
     def grader_s(path) -> bool:
         place = where(path)
@@ -483,8 +483,9 @@ def _install_sandbox(scratch: str, readers: dict, library_codes: dict, private: 
     def readers_of_code(code) -> bool:
         return importers.get(id(code)) is code
 
-    def refuse(what: str, event: str):
-        message = f"the grader does not let an answer {what} ({event})"
+    def refuse(what: str, event: str, path):
+        where_ = f": {path}" if type_(path) is str_ else ""
+        message = f"the grader does not let an answer {what} ({event}{where_})"
         refused.append(message)
         raise violation(message)
 
@@ -542,7 +543,7 @@ def _install_sandbox(scratch: str, readers: dict, library_codes: dict, private: 
         finally:
             busy[0] = False
         if what is not None:
-            refuse(what, event)
+            refuse(what, event, args[0] if event == "open" or event in path_events else None)
 
     sys.addaudithook(hook)
     return refused
@@ -675,6 +676,9 @@ def _sandbox(scratch: str) -> list:
     _, library_codes, _ = _library()
     private = _private_folders()
     os.chdir(scratch)
+    import tempfile
+
+    tempfile.tempdir = os.environ["TMPDIR"] = scratch  # temporary files: in the scratch folder too
     sys.dont_write_bytecode = True  # an import writes no cache (it would be refused outside scratch)
     _neuter_process_starters()
     _single_threaded_blas()
