@@ -50,7 +50,7 @@ def isolated():
 def sandboxed(request, monkeypatch):
     """Both ways: ``True`` in the sandbox, ``False`` with the sandbox switched off (the attack works)."""
     if request.param == "unsandboxed":
-        monkeypatch.setattr(support, "_sandbox", lambda scratch: [])
+        monkeypatch.setattr(support, "_sandbox", lambda scratch, decide=None: [])
         monkeypatch.setattr(support, "_on_a_fresh_stack", _on_the_graders_stack)
     return request.param == "sandboxed"
 
@@ -314,7 +314,7 @@ def test_an_answer_cannot_read_the_tests_frames(reader, event, sandboxed):
 @pytest.mark.parametrize("reader", [by_getframe, by_traceback, by_generator])
 def test_without_the_hook_the_answers_stack_still_ends_before_the_grader(reader, monkeypatch):
     """The answer runs on a thread of its own: walking back from its frames finds nothing of the test."""
-    monkeypatch.setattr(support, "_sandbox", lambda scratch: [])
+    monkeypatch.setattr(support, "_sandbox", lambda scratch, decide=None: [])
     case = np.zeros(1)
     hidden = {"case": case, "expected_answer": [31.25]}
     assert support.call(reader, case) == -1.0 and hidden
@@ -474,21 +474,40 @@ def test_the_library_calling_itself_works_under_the_guard():
 
 
 def test_the_guard_state_is_out_of_the_answers_reach():
-    """The guard's originals are code objects: making a function of one is refused in the sandbox."""
+    """While grading, the hook decides: no closure of the guard's holds the originals or the trusted codes."""
     def steals(S):
-        guard = sys.modules["attnlib.attention"].__assignment_guard__
-        for cell in guard.__closure__:
-            value = cell.cell_contents
-            if isinstance(value, dict):
-                for entry in value.values():
-                    if isinstance(entry, tuple) and entry[2] == "softmax":
-                        code, globals_, name, defaults, _, closure = entry
-                        original = type(steals)(code, globals_, name, defaults, closure)
-                        return original(S)
-        return None
+        module = sys.modules["attnlib.attention"]
+        assert module.__assignment_guard__.__closure__ is None  # nothing to change or take
+        key = next(k for k in module.softmax.__wrapped__.__code__.co_consts if isinstance(k, str) and "#" in k)
+        slot = []
+        sys.audit("assignment_support.library_call", key, slot)  # asking the hook itself
+        return slot[0](S)
 
-    with pytest.raises(support.SandboxViolation, match="make functions"):
+    with pytest.raises(support.LibraryCallForbidden, match="asked by its stubs only"):
         support.call(steals, np.zeros(3))
+
+    def replaces_the_guard(S):
+        module = sys.modules["attnlib.attention"]
+        real = module.__assignment_guard__
+        module.__assignment_guard__ = lambda key, args, kwargs: real(key, args, kwargs)
+        return module.softmax(S)
+
+    with pytest.raises(support.LibraryCallForbidden, match="called by its stubs only"):
+        support.call(replaces_the_guard, np.zeros(3), allow=("softmax",))
+
+
+def test_in_a_students_own_session_the_guard_is_only_a_convenience():
+    """Without the sandbox the closure guard's state can be changed: why grading asks the hook."""
+    def widens(S):
+        module = sys.modules["attnlib.attention"]
+        decide = module.__assignment_guard__.__closure__[0].cell_contents
+        for cell in decide.__closure__:
+            if type(cell.cell_contents) is tuple:
+                cell.cell_contents = ("softmax",)  # the allow-list
+        return module.softmax(S)
+
+    support.ISOLATE = False
+    np.testing.assert_allclose(support.call(widens, np.zeros(2)), [0.5, 0.5])
 
 
 # --- otter's logging server ---------------------------------------------------------------------
@@ -535,7 +554,7 @@ spec = importlib.util.spec_from_file_location("s", {path!r})
 s = importlib.util.module_from_spec(spec); spec.loader.exec_module(s)
 s.ISOLATE = True
 if {off}:
-    s._sandbox = lambda scratch: []
+    s._sandbox = lambda scratch, decide=None: []
     s._on_a_fresh_stack = lambda fn, args, kwargs, prepare: (prepare(), False, fn(*args, **kwargs))
 def peek(folder):
     with open(os.path.join(folder, "tests", "q1.py")) as f:

@@ -264,14 +264,13 @@ def _stub(code, key: str):
     return template.replace(co_consts=consts, co_name=code.co_name, co_qualname=code.co_qualname)
 
 
-def _make_guard(allow: tuple[str, ...], originals: dict, stubs: dict, trusted: dict, wrapper):
-    """The function the stubs call: the original for the library's own calls and allowed names."""
+def _make_decider(allow: tuple[str, ...], originals: dict, stubs: dict, trusted: dict, wrapper):
+    """``decide(key, stub_frame)``: the original function to run for this call, or ``LibraryCallForbidden``."""
     getframe, function, forbidden = sys._getframe, type(_public), LibraryCallForbidden
 
-    def guard(key, args, kwargs):
+    def decide(key, stub_frame):
         code, globals_, name, defaults, kwdefaults, closure = originals[key]
-        stub_frame = getframe(1)
-        if stub_frame.f_code is not stubs[key]:
+        if stub_frame is None or stub_frame.f_code is not stubs[key]:
             raise forbidden("the library guard is called by its stubs only")
         frame = stub_frame.f_back
         if frame is not None and frame.f_code is wrapper:
@@ -280,11 +279,55 @@ def _make_guard(allow: tuple[str, ...], originals: dict, stubs: dict, trusted: d
         if name in allow or (caller is not None and trusted.get(id(caller)) is caller):
             original = function(code, globals_, name, defaults, closure)
             original.__kwdefaults__ = kwdefaults
-            return original(*args, **kwargs)
+            return original
         raise forbidden(f"your code calls attnlib's {name}: this question asks you to write it yourself, "
                         "with numpy")
 
+    return decide, getframe
+
+
+def _make_guard(allow: tuple[str, ...], originals: dict, stubs: dict, trusted: dict, wrapper):
+    """The function the stubs call in a student's own session (where nothing is at stake)."""
+    decide, getframe = _make_decider(allow, originals, stubs, trusted, wrapper)
+
+    def guard(key, args, kwargs):
+        return decide(key, getframe(1))(*args, **kwargs)
+
     return guard
+
+
+def _audited_guard(key, args, kwargs):
+    """The function the stubs call while grading: the sandbox's audit hook decides and hands back
+    the original, so the state it decides by is out of the answer's reach (a closure's cells are not)."""
+    slot = []
+    sys.audit(GUARD_EVENT, key, slot)
+    return slot[0](*args, **kwargs)
+
+
+#: The audit event by which ``_audited_guard`` asks the sandbox for a library function.
+GUARD_EVENT = "assignment_support.library_call"
+
+
+def _patch_library(allow: tuple[str, ...], guard=None):
+    """Give every public function a stub that calls ``guard`` (``_make_guard``'s by default).
+
+    Returns ``(patched, decider)``: the ``(function, code)`` pairs to restore, and the
+    ``decide`` function the sandbox uses in place of the guard.
+    """
+    functions, trusted, wrapper = _library()
+    originals, stubs, patched = {}, {}, []
+    for f, code in functions:
+        key = f"{f.__module__}.{f.__qualname__}#{id(f)}"
+        originals[key] = (code, f.__globals__, f.__name__, f.__defaults__, f.__kwdefaults__, f.__closure__)
+        stubs[key] = _stub(code, key)
+    allow = tuple(allow)
+    guard = guard or _make_guard(allow, originals, stubs, dict(trusted), wrapper)
+    for f, _code in functions:
+        key = f"{f.__module__}.{f.__qualname__}#{id(f)}"
+        f.__globals__["__assignment_guard__"] = guard
+        patched.append((f, f.__code__))
+        f.__code__ = stubs[key]
+    return patched, _make_decider(allow, dict(originals), dict(stubs), dict(trusted), wrapper)[0]
 
 
 @contextlib.contextmanager
@@ -296,19 +339,9 @@ def no_library(allow: tuple[str, ...] = ()):
     compiled under a borrowed name or file name) raises ``LibraryCallForbidden``. ``allow`` names
     functions (by their ``__name__``) that the question lets students use.
     """
-    functions, trusted, wrapper = _library()
-    originals, stubs, patched = {}, {}, []
-    for f, code in functions:
-        key = f"{f.__module__}.{f.__qualname__}#{id(f)}"
-        originals[key] = (code, f.__globals__, f.__name__, f.__defaults__, f.__kwdefaults__, f.__closure__)
-        stubs[key] = _stub(code, key)
-    guard = _make_guard(tuple(allow), originals, stubs, dict(trusted), wrapper)
+    patched = []
     try:
-        for f, _code in functions:
-            key = f"{f.__module__}.{f.__qualname__}#{id(f)}"
-            f.__globals__["__assignment_guard__"] = guard
-            patched.append((f, f.__code__))
-            f.__code__ = stubs[key]
+        patched, _ = _patch_library(allow)
         yield
     finally:
         for f, code in reversed(patched):
@@ -409,14 +442,16 @@ class SandboxViolation(PermissionError):
     """The student's function tried something the grader does not let an answer do."""
 
 
-def _install_sandbox(scratch: str, readers: dict, library_codes: dict, private: tuple[str, ...] = ()) -> list:
+def _install_sandbox(scratch: str, readers: dict, library_codes: dict, private: tuple[str, ...] = (),
+                     decide=None) -> list:
     """Install the child's audit hook (for good: CPython cannot remove one); return its record.
 
     Everything the hook reads at call time is bound here, in its closure (no module global, no
     builtin looked up by name), so the student's code cannot change what it decides. ``readers``
     are the code objects (by id) trusted to read frames and make functions; ``library_codes`` are
     attnlib's, which may not be run through ``exec``; ``private`` are folders it may not read or list
-    (the grader's: the tests are there). The list returned gets one message per
+    (the grader's: the tests are there); ``decide`` is the library guard's decision (see
+    ``_audited_guard``), which only the hook holds. The list returned gets one message per
     refusal, so that a refusal the answer swallows is still reported.
     """
     refused, busy = [], [False]
@@ -427,6 +462,7 @@ def _install_sandbox(scratch: str, readers: dict, library_codes: dict, private: 
     frame_attributes, path_events, readers = frozenset(_FRAME_ATTRIBUTES), dict(_PATH_EVENTS), dict(readers)
     library_codes, private = dict(library_codes), tuple(f.rstrip("/") + "/" for f in private)
     refused_imports = frozenset(_REFUSED_IMPORTS)
+    guard_event, guard_code, forbidden = GUARD_EVENT, _audited_guard.__code__, LibraryCallForbidden
     writing = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
     directory, read_only = 0o040000, os.O_RDONLY
     os_open, os_read, os_close, join = os.open, os.read, os.close, b"".join
@@ -494,6 +530,12 @@ def _install_sandbox(scratch: str, readers: dict, library_codes: dict, private: 
             return  # the hook's own frame reading
         busy[0] = True
         try:
+            if event == guard_event:  # the library guard's question: not a refusal of the sandbox's
+                frame = getframe(1)
+                if decide is None or frame.f_code is not guard_code:
+                    raise forbidden("the library guard is asked by its stubs only")
+                args[1].append(decide(args[0], frame.f_back))
+                return
             what = table.get(event)
             if what is None:
                 for start, reason in prefixes:
@@ -632,7 +674,6 @@ def _frame_readers() -> dict:
         for obj in gc.get_objects():
             if isinstance(obj, type(_public)) and homes.get(id(obj.__globals__)) is obj.__globals__:
                 _codes(obj.__code__, readers)
-        _codes(_make_guard.__code__, readers)
         _READERS.append(readers)
     return _READERS[0]
 
@@ -665,7 +706,7 @@ def _on_a_fresh_stack(fn, args, kwargs, prepare):
     return box[0], box[1][0], box[1][1]
 
 
-def _sandbox(scratch: str) -> list:
+def _sandbox(scratch: str, decide=None) -> list:
     """Enter the sandbox, in the forked child, for good; return the list of refusals.
 
     The child moves into its scratch folder (its only writable place, made by the kernel, which
@@ -684,7 +725,7 @@ def _sandbox(scratch: str) -> list:
     _single_threaded_blas()
     _drop_privileges(scratch)
     _limit_resources()
-    return _install_sandbox(scratch, readers, library_codes, private)
+    return _install_sandbox(scratch, readers, library_codes, private, decide)
 
 
 def _private_folders() -> tuple[str, ...]:
@@ -752,9 +793,8 @@ def _child(w: int, scratch: str, fn, args, kwargs, allow, measure: bool) -> None
         if measure:
             import tracemalloc
             tracemalloc.start()
-        guard = no_library(allow)
-        guard.__enter__()  # never left (the child ends in os._exit); kept, or its clean-up would run
-        refused, raised, result = _on_a_fresh_stack(fn, args, kwargs, lambda: _sandbox(scratch))
+        _, decide = _patch_library(allow, _audited_guard)  # never restored: the child ends in os._exit
+        refused, raised, result = _on_a_fresh_stack(fn, args, kwargs, lambda: _sandbox(scratch, decide))
         if raised:
             raise result
         peak = tracemalloc.get_traced_memory()[1] if measure else None
