@@ -46,7 +46,9 @@ runs at grading time is always this code. It gives the tests five guarantees:
   question allows by name; the argument declaration's wrapper is looked through. So answering
   "write softmax" with ``attnlib.softmax`` scores zero on that question, even through ``exec``
   with a borrowed ``__name__`` or from code compiled under a library file's name, and
-  ``from scipy.linalg import solve`` inside an answer is fine;
+  ``from scipy.linalg import solve`` inside an answer is fine. While grading, the decision is the
+  sandbox's audit hook's, out of the answer's reach; in a student's own session the guard is a
+  closure the student's code could rewrite, a convenience only;
 - **readable feedback**: ``check`` runs one of the book's ``attnlib.checks`` on the student's
   function and lets its message (which input failed, and how) be what the student sees;
   ``expect_close`` and ``expect_equal`` do the same for the assignment's own cases.
