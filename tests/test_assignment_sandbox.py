@@ -52,6 +52,7 @@ def sandboxed(request, monkeypatch):
     if request.param == "unsandboxed":
         monkeypatch.setattr(support, "_sandbox", lambda scratch, decide=None: [])
         monkeypatch.setattr(support, "_on_a_fresh_stack", _on_the_graders_stack)
+        monkeypatch.setattr(support, "_forget_the_tests", lambda: None)
     return request.param == "sandboxed"
 
 
@@ -579,3 +580,24 @@ def test_an_answer_cannot_read_the_hidden_tests_beside_the_notebook(off, tmp_pat
         assert "31.25" in done.stdout
     else:
         assert done.stdout.startswith("refused: the grader does not let an answer read the grader's files")
+
+
+# --- the running test case ----------------------------------------------------------------------
+
+
+def reads_the_running_case(x):
+    import linecache
+
+    runner = getattr(linecache.getlines, "__self__", None)
+    return runner.test.docstring if runner is not None else "nothing found"
+
+
+def test_an_answer_cannot_find_the_running_test_case(sandboxed):
+    """otter runs a case through doctest, which leaves the case's source reachable from linecache."""
+    from otter.test_files.ok_test import run_doctest
+
+    env = {"support": support, "peek": reads_the_running_case, "SECRET": "expected 31.25"}
+    case = ">>> found = support.call(peek, 0.0)\n>>> print(found)\nnothing found\n>>> # SECRET 31.25\n"
+    passed, message = run_doctest("q1 - 1", case, env)
+    assert passed is sandboxed, message
+    assert sandboxed or "31.25" in message  # the answer printed the case it found

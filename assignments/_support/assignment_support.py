@@ -26,6 +26,7 @@ runs at grading time is always this code. It gives the tests five guarantees:
   thread; send a signal (``os.kill``, ``os.killpg``, ``signal.pthread_kill``); open any socket;
   use ``ctypes``; write, create, remove, rename, link, chmod, chown or truncate a file or folder
   outside the scratch folder, make a symbolic link, or use a folder descriptor; change folder;
+  find the running test case through doctest's patched ``linecache`` or otter's ``Checker``;
   read or list the grader's folders (the kernel's own, where the tests are, and /autograder),
   open a folder outside the scratch folder, or go through ``/proc/<process>/`` or ``/dev/fd/``;
   reach the grader's stack or objects (``sys._getframe``, ``sys._current_frames``,
@@ -724,6 +725,7 @@ def _sandbox(scratch: str, decide=None) -> list:
     tempfile.tempdir = os.environ["TMPDIR"] = scratch  # temporary files: in the scratch folder too
     sys.dont_write_bytecode = True  # an import writes no cache (it would be refused outside scratch)
     _neuter_process_starters()
+    _forget_the_tests()
     _single_threaded_blas()
     _drop_privileges(scratch)
     _limit_resources()
@@ -739,6 +741,23 @@ def _private_folders() -> tuple[str, ...]:
     imports = [os.path.realpath(p) for p in sys.path if p] + [os.path.realpath(sys.prefix),
                                                              os.path.realpath(sys.base_prefix)]
     return tuple(sorted(f for f in folders if f != "/" and not any(p == f or p.startswith(f + "/") for p in imports)))
+
+
+def _forget_the_tests() -> None:
+    """Drop the references the kernel's memory keeps to the tests' source, before the answer runs.
+
+    While otter runs a test case, doctest replaces ``linecache.getlines`` by a method of its runner,
+    whose ``test`` holds the whole case (hidden expected values included); otter's ``Checker``
+    keeps the test files already run.
+    """
+    import linecache
+
+    runner = getattr(linecache.getlines, "__self__", None)
+    if runner is not None:
+        linecache.getlines = getattr(runner, "save_linecache_getlines", None) or (lambda *args, **kwargs: [])
+    checker = getattr(sys.modules.get("otter.execute.checker"), "Checker", None)
+    if checker is not None and isinstance(getattr(checker, "_test_files", None), list):
+        checker._test_files = []
 
 
 def _neuter_process_starters() -> None:
