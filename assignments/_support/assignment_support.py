@@ -426,8 +426,8 @@ _REFUSED_IMPORTS = frozenset(("_posixsubprocess", "_testcapi", "_testinternalcap
                               "_xxinterpchannels", "_xxtestfuzz"))
 #: Events refused by their prefix: every socket operation, every ctypes operation.
 _REFUSED_PREFIXES = (("socket.", "open network connections"), ("ctypes.", "call C code through ctypes"))
-#: Events refused unless the calling code is trusted (the library guard, namedtuple and typing,
-#: which read their caller's module name): frames, and making code or functions.
+#: Events refused unless the calling code is trusted (that of the modules in ``FRAME_READERS``, which
+#: read their caller's module name): frames, and making code or functions.
 _TRUSTED_ONLY = {"sys._getframe": "look into the grader's frames", "code.__new__": "make code objects",
                  "function.__new__": "make functions from code objects"}
 #: Attributes whose reading fires ``object.__getattr__`` and hands out a frame.
