@@ -19,6 +19,7 @@ so the class is a regression suite, not a list of names.
 from __future__ import annotations
 
 import ast
+import pickle
 
 import copying
 
@@ -141,7 +142,7 @@ class Registry:
 }
 
 #: A package handed in beside the notebook, named like the support module: Python imports a package before a
-#: module of the same name, so every check it answers would pass.
+#: module of the same name, so every check it answers would pass. (The zip also carries ``otter_log()``.)
 PACKAGE_FOLDER = {"assignment_support/__init__.py": '''"""Not the grader's support module."""
 SECONDS = 5.0
 
@@ -160,6 +161,23 @@ expect_equal = check = raises = expect_close
 def __getattr__(name):
     return expect_close
 '''}
+
+
+class _Exec:
+    """Pickles as a call of ``exec``: what a crafted ``.OTTER_LOG`` holds."""
+
+    def __init__(self, code: str):
+        self.code = code
+
+    def __reduce__(self):
+        return (exec, (self.code,))
+
+
+def otter_log() -> bytes:
+    """A ``.OTTER_LOG`` for the package zip: otter unpickles it (dill) in the grading process before the
+    notebook runs, and this one starts a thread there that rewrites the results (``REWRITE_RESULTS``)."""
+    start = f"import threading\nthreading.Thread(target=exec, args=({REWRITE_RESULTS!r},), daemon=True).start()"
+    return pickle.dumps(_Exec(start))
 
 
 def answer_attack(kind: str, first_function: str) -> str:

@@ -25,6 +25,7 @@ from assignment_attacks import (
     PACKAGE_FOLDER,
     answer_attack,
     attack_flags,
+    otter_log,
     pasted_library,
     renamed_copy,
 )
@@ -390,6 +391,7 @@ def write_new_kind(kind: str, path: Path, reference: dict, blank: dict, names: l
                 z.writestr(f"{names[0]}_submission.ipynb", json.dumps(nb, indent=1))
                 for member, text in PACKAGE_FOLDER.items():
                     z.writestr(member, text)
+                z.writestr(".OTTER_LOG", otter_log())
             return path
     return _write_nb(path, nb)
 

@@ -447,3 +447,16 @@ def test_the_real_logging_server_is_patched_by_the_plugin(monkeypatch):
     grading.GradeDefinitions("x.ipynb", None, {})
     with pytest.raises(pickle.UnpicklingError):
         otter_logging.LogRecordStreamHandler.unpickle(None, pickle.dumps(_Payload("/nonexistent/x")))
+
+
+def test_the_upload_is_cleared_before_otter_reads_its_log(tmp_path):
+    """otter unpickles (dill) a `.OTTER_LOG` found beside the notebook right after the plugins' before_grading
+    hook: the upload must already be cleared then, not only before execution."""
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    (folder / "a.ipynb").write_text("{}")
+    (folder / ".OTTER_LOG").write_bytes(b"crafted")
+    (folder / "numpy").mkdir()
+    plugin = grading.GradeDefinitions(str(folder / "a.ipynb"), None, {"given": {"files": []}})
+    plugin.before_grading(None)
+    assert sorted(p.name for p in folder.iterdir()) == ["a.ipynb"]

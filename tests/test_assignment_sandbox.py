@@ -536,7 +536,7 @@ def sends_a_pickle(port, marker):
 
 def test_an_answer_cannot_reach_otters_logging_server(sandboxed, tmp_path):
     """``otter run`` unpickles whatever reaches its logging server, in the grading process itself."""
-    from otter.execute.logging import start_server
+    start_server = pytest.importorskip("otter.execute.logging").start_server
 
     marker = tmp_path / "pwned"
     (host, port), stop = start_server()
@@ -594,7 +594,7 @@ def reads_the_running_case(x):
 
 def test_an_answer_cannot_find_the_running_test_case(sandboxed):
     """otter runs a case through doctest, which leaves the case's source reachable from linecache."""
-    from otter.test_files.ok_test import run_doctest
+    run_doctest = pytest.importorskip("otter.test_files.ok_test").run_doctest
 
     env = {"support": support, "peek": reads_the_running_case, "SECRET": "expected 31.25"}
     case = ">>> found = support.call(peek, 0.0)\n>>> print(found)\nnothing found\n>>> # SECRET 31.25\n"

@@ -937,9 +937,8 @@ class GradeDefinitions(AbstractOtterPlugin):
         self.report = []
         plain_log_records()  # before otter starts its logging server for this submission
 
-    def before_execution(self, submission):
-        import nbformat
-
+    def _clear_upload(self) -> str:
+        """Clear the upload to the notebook (``clear_upload``), once; returns the submission's folder."""
         given = self.plugin_config.get("given", {})
         folder = os.path.dirname(os.path.abspath(self.submission_path))
         source = os.path.join(os.path.dirname(folder), "source")  # the autograder's own files (see clear_upload)
@@ -948,6 +947,18 @@ class GradeDefinitions(AbstractOtterPlugin):
                                source if os.path.isdir(source) else None, given.get("files", ()))
         if removed:
             self.report.append("removed from the upload (only the notebook is graded): " + ", ".join(removed))
+        return folder
+
+    def before_grading(self, config):
+        """Before otter reads the upload: a crafted ``.OTTER_LOG`` beside the notebook would be unpickled (dill)
+        in this process just after this hook, before any notebook runs."""
+        self._clear_upload()
+
+    def before_execution(self, submission):
+        import nbformat
+
+        given = self.plugin_config.get("given", {})
+        folder = self._clear_upload()
         self.tests = {f"./tests/{os.path.basename(p)}": open(p).read()
                       for p in sorted(glob(os.path.join(folder, "tests", "*.py")))}
         nb = submission if isinstance(submission, dict) else json.loads(nbformat.writes(submission))
