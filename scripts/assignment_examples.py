@@ -421,20 +421,28 @@ def new_kind_problems(by: dict, total: float, blank: dict, copy_words: tuple[str
     return problems
 
 
-def question_allows(master: dict) -> dict[str, set[str]]:
-    """Autograded question -> the attnlib names its tests allow (``allow=(...)`` of its test cells)."""
-    out, block, question = {}, [], None
+def autograded_cells(master: dict, region: str):
+    """(question, cell) for each cell of a master inside a ``region`` block ("SOLUTION", "TESTS") of an
+    autograded question."""
+    block, question = [], None
     for cell in master["cells"]:
         marker = _raw_marker(cell)
         if marker:
             kind, what = marker.split()
             block = block + [what] if kind == "BEGIN" else block[:-1]
             if marker == "BEGIN QUESTION":
-                question = yaml.safe_load(_source(cell).split("\n", 1)[1])["name"]
-            continue
-        if question and block[-1:] == ["TESTS"]:
-            for found in re.findall(r"allow=\(([^)]*)\)", _source(cell)):
-                out.setdefault(question, set()).update(re.findall(r"[\"'](\w+)[\"']", found))
+                config = yaml.safe_load(_source(cell).split("\n", 1)[1])
+                question = None if config.get("manual") else config["name"]
+        elif question and block[-1:] == [region]:
+            yield question, cell
+
+
+def question_allows(master: dict) -> dict[str, set[str]]:
+    """Autograded question -> the attnlib names its tests allow (``allow=(...)`` of its test cells)."""
+    out = {}
+    for question, cell in autograded_cells(master, "TESTS"):
+        for found in re.findall(r"allow=\(([^)]*)\)", _source(cell)):
+            out.setdefault(question, set()).update(re.findall(r"[\"'](\w+)[\"']", found))
     return out
 
 
@@ -464,18 +472,10 @@ def library_must_be_zero(master: dict, library: dict) -> list[str]:
 
 def function_questions(master: dict) -> dict[str, list[str]]:
     """Autograded question -> the functions its solution defines (the ones a looping function zeroes)."""
-    out, block, question = {}, [], None
-    for cell in master["cells"]:
-        marker = _raw_marker(cell)
-        if marker:
-            kind, what = marker.split()
-            block = block + [what] if kind == "BEGIN" else block[:-1]
-            if marker == "BEGIN QUESTION":
-                config = yaml.safe_load(_source(cell).split("\n", 1)[1])
-                question = None if config.get("manual") else config["name"]
-            continue
-        if question and block[-1:] == ["SOLUTION"] and "# BEGIN SOLUTION" in _source(cell):
-            source = _source(cell)
+    out = {}
+    for question, cell in autograded_cells(master, "SOLUTION"):
+        source = _source(cell)
+        if "# BEGIN SOLUTION" in source:
             found = [n.name for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)
                      and "# BEGIN SOLUTION" in ast.get_source_segment(source, n)]
             if found:

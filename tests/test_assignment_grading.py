@@ -1,7 +1,6 @@
 """The grading plugin (assignments/_support/assignment_grading.py): definitions trusted for what they
 are, honest top-level values kept, the book checks' messages shown, uploads cleared to the notebook."""
 
-import ast
 import importlib.util
 import json
 import math
@@ -15,42 +14,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _grading import GIVEN_CELLS, SUPPORT_DIR, load, notebook
+from _grading import given as shared_given
 
 ROOT = Path(__file__).resolve().parents[1]
-SUPPORT_DIR = ROOT / "assignments" / "_support"
-
-
-def _load():
-    spec = importlib.util.spec_from_file_location("assignment_grading_under_test",
-                                                  SUPPORT_DIR / "assignment_grading.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-grading = _load()
-
-GIVEN_CELLS = ["import assignment_support\nassignment_support.arm_cells()\ngrader = assignment_support.notebook('a')",
-               "import numpy as np\nfrom attnlib import attention\nrng = np.random.default_rng(1)",
-               "def answer(x):\n    ..."]
+grading = load("assignment_grading", "assignment_grading_under_test")
 
 
 def given():
-    """The plugin's configuration for GIVEN_CELLS, as the build writes it (scripts/assignment_examples.py)."""
-    keys, protected, modules = [], set(), set()
-    for code in GIVEN_CELLS:
-        for node in ast.parse(code).body:
-            keys.append(grading.statement_key(node))
-            if not isinstance(node, ast.FunctionDef):
-                protected.update(grading.bound_names(node))
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                modules.update(grading.bound_names(node))
-    return {"preamble": GIVEN_CELLS, "statements": keys, "protected": sorted(protected), "modules": sorted(modules)}
+    return shared_given(grading)
 
-
-def notebook(*cells):
-    return {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": c}
-                      for c in cells], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
 
 
 def graded_code(*cells):
@@ -388,7 +361,7 @@ def test_the_hand_in_in_a_kernel_decides_as_the_grader_does(monkeypatch):
     import builtins
 
     monkeypatch.setattr(builtins, "display", print, raising=False)
-    in_kernel = _load()
+    in_kernel = load("assignment_grading", "assignment_grading_under_test")
     assert in_kernel.BUILTIN_NAMES == grading.BUILTIN_NAMES and "display" not in grading.BUILTIN_NAMES
     code = "def display(x):\n    return x"
     assert in_kernel.dropped_notes(notebook(code), given()) == grading.dropped_notes(notebook(code), given()) == []

@@ -19,23 +19,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _grading import SUPPORT_DIR, load
 
 import attnlib
 
 ROOT = Path(__file__).resolve().parents[1]
-SUPPORT_DIR = ROOT / "assignments" / "_support"
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sandbox is Linux's")
 
 
-def _load(name):
-    spec = importlib.util.spec_from_file_location(name, SUPPORT_DIR / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-support = _load("assignment_support")
+support = load("assignment_support")
 
 
 @pytest.fixture(autouse=True)

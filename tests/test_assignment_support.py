@@ -1,8 +1,6 @@
 """The grading support shipped with the assignments: time limits, isolation, no library shortcuts, plain
 answers, feedback, hand-in; and the otter plugin that grades only what a student defines."""
 
-import ast
-import importlib.util
 import json
 import subprocess
 import sys
@@ -13,23 +11,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _grading import GIVEN_CELLS, SUPPORT_DIR, load, notebook
+from _grading import given as shared_given
 
 import attnlib
 from attnlib.checks import CheckFailure, check_softmax
 
 ROOT = Path(__file__).resolve().parents[1]
-SUPPORT_DIR = ROOT / "assignments" / "_support"
 
 
-def _load(name):
-    spec = importlib.util.spec_from_file_location(name, SUPPORT_DIR / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-support = _load("assignment_support")
-grading = _load("assignment_grading")
+support = load("assignment_support")
+grading = load("assignment_grading")
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="isolation forks, on Linux")
 
 
@@ -348,26 +340,9 @@ def test_hand_in_does_nothing_while_grading():
 
 # --- the plugin: what the grader runs of a submission --------------------------------------------
 
-GIVEN_CELLS = ["import assignment_support\nassignment_support.arm_cells()\ngrader = assignment_support.notebook('a')",
-               "import numpy as np\nfrom attnlib import attention\nrng = np.random.default_rng(1)",
-               "def answer(x):\n    ..."]
-
-
 def given():
-    keys, protected, modules = [], set(), set()
-    for code in GIVEN_CELLS:
-        for node in ast.parse(code).body:
-            keys.append(grading.statement_key(node))
-            if not isinstance(node, ast.FunctionDef):
-                protected.update(grading.bound_names(node))
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                modules.update(grading.bound_names(node))
-    return {"preamble": GIVEN_CELLS, "statements": keys, "protected": sorted(protected), "modules": sorted(modules)}
+    return shared_given(grading)
 
-
-def notebook(*cells):
-    return {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": c}
-                      for c in cells], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
 
 
 HONEST = '''import math
