@@ -748,11 +748,18 @@ def _node_flags(node, modules: set) -> list[str]:
         out.append(node.name)
     if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
         targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
-        for t in targets:
-            for sub in ast.walk(t):
-                if isinstance(sub, ast.Attribute) and (_dotted(sub.value) or "").split(".")[0] in modules:
-                    out.append(f"attribute assignment on a module ({ast.unparse(sub)})")
+        spine = list(targets)  # what is assigned to, not the indices: `top[~np.isfinite(top)] = 0` is innocent
+        while spine:
+            t = spine.pop()
+            if isinstance(t, (ast.Tuple, ast.List)):
+                spine += t.elts
+            elif isinstance(t, (ast.Subscript, ast.Starred)):
+                spine.append(t.value)
+            elif isinstance(t, ast.Attribute):
+                if (_dotted(t.value) or "").split(".")[0] in modules:
+                    out.append(f"attribute assignment on a module ({ast.unparse(t)})")
                     break
+                spine.append(t.value)
     return out
 
 
