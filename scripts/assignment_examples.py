@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -534,8 +535,12 @@ def gradescope_row(zip_path: Path, upload: Path, timeout: float) -> dict:
     """Question -> score of an upload graded by ``otter run`` on the upload itself (a zip is unpacked beside
     the notebook, as on Gradescope), not through scripts/grade_class.py, which takes the notebook alone."""
     with tempfile.TemporaryDirectory() as tmp:
-        done = _otter("run", "-a", str(zip_path.resolve()), "-o", tmp, str(upload.resolve()), cwd=Path(tmp),
-                      timeout=timeout)
+        with zipfile.ZipFile(zip_path) as z:  # the plugin at the zip's root is on Gradescope's sys.path
+            (Path(tmp) / GRADING.name).write_bytes(z.read(GRADING.name))
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [tmp, os.environ.get("PYTHONPATH")]))}
+        done = subprocess.run([sys.executable, "-m", "otter", "run", "-a", str(zip_path.resolve()), "-o", tmp,
+                               str(upload.resolve())], cwd=tmp, capture_output=True, text=True, timeout=timeout,
+                              env=env)
         results = Path(tmp) / "results.json"
         if not results.exists():
             return {"status": f"error: {done.stdout[-500:]} {done.stderr[-1500:]}"}
