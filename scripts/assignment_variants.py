@@ -195,13 +195,24 @@ def student_files(student: Path) -> dict[str, str]:
             if Path(path).name not in (SUPPORT.name, GRADING.name)}
 
 
+def library_lines(root: Path = ROOT) -> set[str]:
+    """Stripped lines of the public library as its wheel ships it (attnlib's sources, the package's page)."""
+    files = [*sorted((root / "attnlib").rglob("*.py")), root / "README.pypi.md"]
+    return {line.strip() for f in files if f.exists() for line in f.read_text().splitlines()}
+
+
 def leaks(master: dict, student: Path) -> list[str]:
     """What of the master's solutions and hidden tests reached what students get: every file of a student
-    folder or zip (``student_files``), named with the file it is in."""
+    folder or zip (``student_files``), named with the file it is in. Inside the attnlib wheel, a line the
+    public library itself has (``return F``, an import) is no leak; any other line is."""
     parts = master_parts(master)
+    public = library_lines()
     found = []
     for path, text in student_files(student).items():
         lines = {line.strip() for line in text.splitlines()}
+        if ".whl/" in path:
+            lines -= public
+            text = "\n".join(lines)
         found += [f"{path}: solution line {line!r}" for line in sorted(parts["solution_lines"]) if line in lines]
         found += [f"{path}: hidden test line {line!r}" for line in sorted(parts["hidden_lines"])
                   if line in lines or line in text]

@@ -98,6 +98,7 @@ from assignment_variants import (  # noqa: E402
     fixed_values,
     grading_module,
     leaks,
+    library_lines,
     master_parts,
     new_seed,
     prepare_master,
@@ -115,7 +116,7 @@ from assignment_variants import (  # noqa: E402
 )
 
 #: Besides ``main``, what the tests read as ``assignments.<name>`` (defined in the two modules above).
-__all__ = ["_raw_marker", "duration", "example_cell", "fixed_values", "main", "PLACEHOLDER", "question_points",
+__all__ = ["_raw_marker", "duration", "example_cell", "fixed_values", "leaks", "library_lines", "main", "PLACEHOLDER", "question_points",
            "questions_of", "render", "scores", "solution_cells", "solution_functions", "STATED", "support_module",
            "TAMPERING", "variant_module", "variant_values"]
 

@@ -631,3 +631,19 @@ def test_scores_leave_out_the_public_summary():
                          {"name": "q1", "score": 2.0, "max_score": 2.0},
                          {"name": "q2", "score": 0, "max_score": 3.0}]}
     assert assignments.scores(results) == {"q1": (2.0, 2.0), "q2": (0.0, 3.0)}
+
+
+def test_a_line_the_public_library_has_is_no_leak_inside_its_wheel(tmp_path):
+    """The wheel ships attnlib's sources: a solution line that the library itself has is public there."""
+    library_line = next(line for line in sorted(assignments.library_lines()) if line.startswith("return "))
+    master = json.loads(json.dumps(MASTER))
+    master["cells"][5]["source"] = master["cells"][5]["source"].replace("return tripled", library_line)
+    wheel = io.BytesIO()
+    with zipfile.ZipFile(wheel, "w") as w:
+        w.writestr("attnlib/core.py", f"def f():\n    {library_line}\n")
+    folder = tmp_path / "s"
+    folder.mkdir()
+    (folder / "attnlib-1.0-py3-none-any.whl").write_bytes(wheel.getvalue())
+    assert assignments.leaks(master, folder) == []
+    (folder / "notes.txt").write_text(library_line)
+    assert assignments.leaks(master, folder) == [f"notes.txt: solution line {library_line!r}"]
