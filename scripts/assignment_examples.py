@@ -447,15 +447,25 @@ def question_allows(master: dict) -> dict[str, set[str]]:
     return out
 
 
+def _public_library_names() -> set[str]:
+    """Every name in the ``__all__`` of attnlib's public modules (the checks aside)."""
+    import importlib
+    import pkgutil
+
+    import attnlib
+
+    names = set(attnlib.__all__)
+    for info in pkgutil.walk_packages(attnlib.__path__, "attnlib."):
+        if not any(part.startswith("_") for part in info.name.split(".")) and ".checks" not in info.name:
+            names.update(getattr(importlib.import_module(info.name), "__all__", ()))
+    return names
+
+
 def library_calls(source: str) -> set[str]:
-    """The attnlib names a piece of code calls: ``attnlib.x.f(...)`` and names imported from attnlib."""
-    tree = ast.parse(source)
-    names = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
-             and (n.module or "").split(".")[0] == "attnlib" for a in n.names}
-    attrs = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
-             and ast.unparse(n).split(".")[0] == "attnlib"}
-    called = {ast.unparse(n.func).split(".")[-1] for n in ast.walk(tree) if isinstance(n, ast.Call)}
-    return (names | attrs) & called
+    """The public attnlib names a piece of code calls, however it reached them (``attnlib.x.f(...)``, a name
+    imported by the code itself or by the notebook's given code, ``lb.f(...)``)."""
+    called = {ast.unparse(n.func).split(".")[-1] for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call)}
+    return called & _public_library_names()
 
 
 def library_must_be_zero(master: dict, library: dict) -> list[str]:

@@ -116,9 +116,9 @@ from assignment_variants import (  # noqa: E402
 )
 
 #: Besides ``main``, what the tests read as ``assignments.<name>`` (defined in the two modules above).
-__all__ = ["_raw_marker", "duration", "example_cell", "fixed_values", "leaks", "library_lines", "main", "PLACEHOLDER", "question_points",
-           "questions_of", "render", "scores", "solution_cells", "solution_functions", "STATED", "support_module",
-           "TAMPERING", "variant_module", "variant_values"]
+__all__ = ["_raw_marker", "duration", "example_cell", "fixed_values", "leaks", "library_lines", "main",
+           "PLACEHOLDER", "question_points", "questions_of", "render", "scores", "solution_cells",
+           "solution_functions", "STATED", "support_module", "TAMPERING", "variant_module", "variant_values"]
 
 
 # --- the instructors' handout -------------------------------------------------------------------
@@ -188,6 +188,8 @@ def build(name: str, seed: str, wheel: Path, with_examples: bool = True, jobs: i
     given = given_code(json.loads(student_nb.read_text()), name, master, wheel)
     public = json.loads((MASTERS / name / f"{name}.ipynb").read_text())
     references = copying.references_from_masters(public, master, variant_module(name).ABOUT)
+    # what every student receives includes the student version's stubs: no match, between students either
+    references["given"] += "\n" + copying.notebook_code(json.loads(student_nb.read_text()))
     patch_autograder(zips[0], given, references)
     (out / "student" / grading_module().GIVEN_FILE).write_text(json.dumps(given, indent=1))
     with zipfile.ZipFile(zips[0]) as z:
