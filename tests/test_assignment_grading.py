@@ -25,7 +25,6 @@ def given():
     return shared_given(grading)
 
 
-
 def graded_code(*cells):
     """What the grader runs of the student's cells (the notebook holds only those; the given cells come
     from the configuration, first)."""

@@ -344,7 +344,6 @@ def given():
     return shared_given(grading)
 
 
-
 HONEST = '''import math
 from scipy.linalg import solve
 

@@ -200,7 +200,8 @@ def test_timing_record_of_a_run_and_the_cache_still_matches(tmp_path):
     assert 0 <= sleep["queued"] < 1
     assert record["cells_total"] == pytest.approx(sleep["seconds"] + answer["seconds"], abs=1e-3)
     phases = record["kernel_start"] + record["kernel_info"] + record["cells_total"] + record["shutdown"]
-    assert record["kernel_start"] > 0 and record["shutdown"] > 0 and phases <= record["total"] + 1e-3
+    # each of the five numbers is rounded to the millisecond: their sum may exceed the total by 5 half-ms
+    assert record["kernel_start"] > 0 and record["shutdown"] > 0 and phases <= record["total"] + 2.5e-3
     assert nb.cells[2].outputs[0]["text"] == "42\n"
     # the kernel's per-cell stamps are gone again: jupyter-cache hashes cell metadata
     assert all("execution" not in cell.metadata for cell in nb.cells)
