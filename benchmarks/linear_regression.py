@@ -45,6 +45,7 @@ import textwrap
 import time
 
 import numpy as np
+from _growth import growth
 from _results import write_results
 
 from attnlib import attention, gaussian_inputs, random_heads, train
@@ -80,52 +81,189 @@ def kronecker_flops(N: int, d: int, d_out: int) -> dict:
             "cholesky": psi**3 / 3, "dense_gemm": 2 * N * psi**2, "symmetric": N * psi * (psi + 1)}
 
 
-PART_A_CHILD = textwrap.dedent("""
+CHILD = textwrap.dedent("""
     import json, sys
     sys.path.insert(0, {here!r})
-    import numpy as np
-    from linear_regression import part_a_here
-    print(json.dumps(part_a_here({repeats})))
+    from linear_regression import {function}
+    print(json.dumps({function}(**json.loads({spec!r}))))
 """)
 
 
-def part_a_here(repeats: int) -> dict:
-    """Part (a) at this process's BLAS threads: medians of the fit, the dense GEMM and the symmetric product."""
-    d, N, n = 16, 17_408, 16
-    _, X, Y = teacher_data(N, n, d, np.random.default_rng(0))
-    Phi = cubic_features(X)
-    Phi2 = Phi.copy()  # a second buffer: numpy runs Phi.T @ Phi2 as a general GEMM
-    fit_linear_attention(X[:3000], Y[:3000])  # warm-up: imports, caches
-    t = interleaved({"fit": lambda: fit_linear_attention(X, Y), "gemm": lambda: Phi.T @ Phi2,
-                     "symmetric": lambda: Phi.T @ Phi}, repeats)
-    flops = kronecker_flops(N, d, d)
-    fit_flops = flops["normal_equations"] + flops["cholesky"]
-    return {"d": d, "N": N, "n": n, "psi": n_features(d),
-            "fit_seconds": t["fit"], "gemm_seconds": t["gemm"], "symmetric_seconds": t["symmetric"],
-            "fit_over_gemm": t["fit"] / t["gemm"], "fit_over_symmetric": t["fit"] / t["symmetric"],
-            "fit_gflops": fit_flops / t["fit"] / 1e9, "gemm_gflops": flops["dense_gemm"] / t["gemm"] / 1e9,
-            "symmetric_gflops": flops["symmetric"] / t["symmetric"] / 1e9,
-            "flop_floor_over_symmetric": fit_flops / flops["symmetric"]}
-
-
-def part_a(repeats: int, threads=(1, 2)) -> dict:
-    """Part (a) at each BLAS thread count, each in a fresh process (OpenBLAS fixes its threads at start)."""
-    out = {}
+def in_child(function: str, spec: dict, *, threads: int | None = None, kernel: str | None = None) -> dict:
+    """Run ``function(**spec)`` of this module in a fresh process (OpenBLAS fixes its threads and kernels at start)."""
+    env = dict(os.environ)
+    if threads is not None:
+        env.update(OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
+    if kernel is not None:
+        env["OPENBLAS_CORETYPE"] = kernel
     here = os.path.dirname(os.path.abspath(__file__))
-    for k in threads:
-        env = {**os.environ, "OPENBLAS_NUM_THREADS": str(k), "OMP_NUM_THREADS": str(k)}
-        done = subprocess.run([sys.executable, "-c", PART_A_CHILD.format(here=here, repeats=repeats)],
-                              capture_output=True, text=True, check=True, env=env)
-        r = json.loads(done.stdout.strip().splitlines()[-1])
-        print(f"(a) {k} BLAS thread{'s' * (k > 1)}, d={r['d']}, N={r['N']:,}, n={r['n']}, psi={r['psi']}: "
-              f"fit {r['fit_seconds']:.2f} s ({r['fit_gflops']:.1f} GFlop/s in its normal equations and Cholesky), "
-              f"dense GEMM {r['gemm_seconds']:.2f} s ({r['gemm_gflops']:.1f} GFlop/s), "
-              f"symmetric Phi.T @ Phi {r['symmetric_seconds']:.2f} s ({r['symmetric_gflops']:.1f} GFlop/s)"
-              f"\n    ->  fit / dense GEMM = {r['fit_over_gemm']:.2f} (target <= 0.6), "
-              f"fit / symmetric product = {r['fit_over_symmetric']:.2f} "
-              f"(its flops alone: {r['flop_floor_over_symmetric']:.2f})")
-        out[str(k)] = r
+    done = subprocess.run([sys.executable, "-c", CHILD.format(here=here, function=function, spec=json.dumps(spec))],
+                          capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise RuntimeError(f"{function}({spec}) failed in its process:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def peak_rss() -> int:
+    """This process's peak resident memory so far, in bytes."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def measure_fit(d: int, N: int, n: int, repeats: int, reference: bool) -> dict:
+    """One size, in this process: the fit and its certificate timed ``repeats`` times, interleaved (with
+    ``reference``) with one dense GEMM and numpy's symmetric ``Phi.T @ Phi`` of the d = 16 features of
+    part (a), the machine's own rates; the fit's accuracy on held-out inputs of the same teacher; its
+    condition estimate and the warnings it raised; the process's peak resident memory."""
+    import warnings
+
+    rng = np.random.default_rng(d)
+    teacher, X, Y = teacher_data(N, n, d, rng)
+    funcs = {}
+    if reference:
+        _, X16, _ = teacher_data(17_408, 16, 16, np.random.default_rng(0))
+        Phi = cubic_features(X16)
+        Phi2 = Phi.copy()  # a second buffer: numpy runs Phi.T @ Phi2 as a general GEMM
+        del X16
+        funcs.update(gemm=lambda: Phi.T @ Phi2, symmetric=lambda: Phi.T @ Phi)
+    fit_linear_attention(X[: max(40, N // 8)], Y[: max(40, N // 8)])  # warm-up: imports, caches
+    fits, raised = [], []
+
+    def fit():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fits.append(fit_linear_attention(X, Y))
+        raised[:] = [str(w.message) for w in caught]
+
+    times = {"fit": [], "certificate": [], **{k: [] for k in funcs}}
+    for _ in range(repeats):
+        for name, func in {"fit": fit, **funcs}.items():
+            times[name].append(timed(func)[0])
+        times["certificate"].append(timed(fits[-1].certificate)[0])
+        del fits[:-1]
+    last = fits[-1]
+    X_test = gaussian_inputs(200, n, d, rng=rng)
+    truth = attention(X_test, teacher, kind="linear")[:, -1]
+    error = np.linalg.norm(last.predict(X_test) - truth) / np.linalg.norm(truth)
+    flops = kronecker_flops(N, d, d)
+    out = {"d": d, "N": N, "n": n, "psi": n_features(d), "repeats": repeats,
+           "fit_seconds": times["fit"], "certificate_seconds": times["certificate"],
+           "median_seconds": float(np.median(times["fit"])),
+           "fit_flops": flops["normal_equations"] + flops["cholesky"],
+           "held_out_error": float(error), "solver": last.solver, "warnings": raised,
+           "condition": float(last._factor.condition) if last._factor is not None else None,
+           "lam_min": float(last.certificate().lam_min), "peak_rss_bytes": peak_rss()}
+    out["fit_gflops"] = out["fit_flops"] / out["median_seconds"] / 1e9
+    if reference:
+        ref = kronecker_flops(17_408, 16, 16)
+        gemm, symmetric = float(np.median(times["gemm"])), float(np.median(times["symmetric"]))
+        out.update(gemm_seconds=gemm, symmetric_seconds=symmetric, gemm_gflops=ref["dense_gemm"] / gemm / 1e9,
+                   symmetric_gflops=ref["symmetric"] / symmetric / 1e9)
+        # the fit's flops at the machine's own GEMM rate: no implementation of these flops runs faster
+        out["flop_floor_seconds"] = out["fit_flops"] / (out["gemm_gflops"] * 1e9)
+        out["fit_over_floor"] = out["median_seconds"] / out["flop_floor_seconds"]
+        if d == 16 and N == 17_408:  # the features of the reference are the fit's own: part (a)
+            out.update(fit_over_gemm=out["median_seconds"] / gemm, fit_over_symmetric=out["median_seconds"] / symmetric,
+                       flop_floor_over_symmetric=out["fit_flops"] / ref["symmetric"])
     return out
+
+
+KERNELS = ("Haswell", "SkylakeX")  # OpenBLAS's AVX2 and AVX-512 kernels; OPENBLAS_CORETYPE picks one
+FLOOR_SIZES = {16: 17_408, 32: 2 * n_features(32)}
+
+
+def part_a(repeats: int, large: bool) -> dict:
+    """The fit against its flop floor under each kernel at 1 and 2 BLAS threads, at d = 16 (and 32)."""
+    out = {}
+    for kernel in KERNELS:
+        for k in (1, 2):
+            for d, N in FLOOR_SIZES.items():
+                if d > 16 and not large:
+                    continue
+                r = in_child("measure_fit", {"d": d, "N": N, "n": 16, "repeats": repeats if d <= 16 else 1,
+                                             "reference": True}, threads=k, kernel=kernel)
+                out.setdefault(kernel, {}).setdefault(str(k), {})[str(d)] = r
+                line = (f"(a) {kernel}, {k} BLAS thread{'s' * (k > 1)}, d={d}, N={N:,}: fit {r['median_seconds']:.2f} s"
+                        f" ({r['fit_gflops']:.1f} GFlop/s), dense GEMM {r['gemm_gflops']:.1f} GFlop/s"
+                        f"  ->  fit / flop floor = {r['fit_over_floor']:.2f} (target <= 1.3)")
+                if "fit_over_gemm" in r:
+                    line += (f", fit / dense GEMM = {r['fit_over_gemm']:.2f}, fit / symmetric product ="
+                             f" {r['fit_over_symmetric']:.2f} (its flops alone: {r['flop_floor_over_symmetric']:.2f})")
+                if d > 16:
+                    line += (f"; peak memory {r['peak_rss_bytes'] / 1e9:.1f} GB, held-out error "
+                             f"{r['held_out_error']:.1e}, condition {r['condition']:.2g}, warnings {r['warnings']}")
+                print(line)
+    return out
+
+
+CURVE_D = (4, 8, 12, 16, 24)  # and 32, from part (a) at the command's own kernel and threads
+CURVE_N_D = 16
+
+
+def part_f(repeats: int, floor: dict | None) -> dict:
+    """Cost curves: the fit and its certificate over d at N = 2 psi, and over N at d = 16, with fitted slopes."""
+    over_d = []
+    for d in CURVE_D:
+        r = in_child("measure_fit", {"d": d, "N": 2 * n_features(d), "n": 16,
+                                     "repeats": repeats if d <= 16 else max(2, repeats // 2), "reference": False})
+        over_d.append(r)
+    kernel = os.environ.get("OPENBLAS_CORETYPE", KERNELS[0])
+    threads = os.environ.get("OPENBLAS_NUM_THREADS", "1")
+    if floor is not None and "32" in floor.get(kernel, {}).get(threads, {}):
+        over_d.append(floor[kernel][threads]["32"])
+    for r in over_d:
+        print(f"(f) d={r['d']:>2}, N={r['N']:>6,} (2 psi): fit {r['median_seconds']:8.3f} s "
+              f"({r['fit_gflops']:5.1f} GFlop/s), certificate {np.median(r['certificate_seconds']):7.3f} s, "
+              f"peak memory {r['peak_rss_bytes'] / 1e9:5.2f} GB, held-out error {r['held_out_error']:.0e}")
+    ds = [r["d"] for r in over_d]
+    from_d = 12
+    pts = [(r["d"], t) for r in over_d if r["d"] >= from_d for t in r["fit_seconds"]]
+    fit_growth = growth(*zip(*pts, strict=True))
+    flops_growth = growth([r["d"] for r in over_d if r["d"] >= from_d],
+                          [r["fit_flops"] for r in over_d if r["d"] >= from_d])
+    print(f"    seconds ~ d^{fit_growth['slope']:.2f} (95% interval {fit_growth['low']:.2f} to "
+          f"{fit_growth['high']:.2f}) for d >= {from_d}; the flop count ~ d^{flops_growth['slope']:.2f} there, "
+          f"d^9 as d grows")
+    curve_d = {"d": ds, "N": [r["N"] for r in over_d], "psi": [r["psi"] for r in over_d], "rows_per_feature": 2,
+               "fit_seconds": [r["fit_seconds"] for r in over_d],
+               "certificate_seconds": [r["certificate_seconds"] for r in over_d],
+               "median_seconds": [r["median_seconds"] for r in over_d],
+               "peak_bytes": [r["peak_rss_bytes"] for r in over_d], "fit_gflops": [r["fit_gflops"] for r in over_d],
+               "fit_flops": [r["fit_flops"] for r in over_d], "held_out_error": [r["held_out_error"] for r in over_d],
+               "growth": fit_growth, "flops_growth": flops_growth, "from_d": from_d, "predicted": 9}
+    r = in_child("measure_over_n", {"d": CURVE_N_D, "multiples": [1, 2, 4, 8, 16], "repeats": repeats})
+    r["growth"] = growth(*zip(*[(N, t) for N, ts in zip(r["N"], r["fit_seconds"], strict=True) for t in ts],
+                              strict=True))
+    r["memory_growth"] = growth(r["N"], r["peak_bytes"])
+    r["predicted"] = 1
+    for N, t, m in zip(r["N"], r["median_seconds"], r["peak_bytes"], strict=True):
+        print(f"(f) d={CURVE_N_D}, N={N:>6,}: fit {t:.3f} s, the fit's own peak allocation {m / 1e6:.0f} MB")
+    print(f"    seconds ~ N^{r['growth']['slope']:.2f} ({r['growth']['low']:.2f} to {r['growth']['high']:.2f}), "
+          f"memory ~ N^{r['memory_growth']['slope']:.3f}")
+    return {"over_d": curve_d, "over_N": r}
+
+
+def measure_over_n(d: int, multiples: list, repeats: int) -> dict:
+    """Over N at one d, in this process: fit seconds (interleaved over N) and the fit's own peak allocation."""
+    import tracemalloc
+
+    psi = n_features(d)
+    rng = np.random.default_rng(d)
+    data = {m * psi: teacher_data(m * psi, 16, d, rng)[1:] for m in multiples}
+    fit_linear_attention(*data[psi])  # warm-up
+    times = {N: [] for N in data}
+    for _ in range(repeats):
+        for N, (X, Y) in data.items():
+            times[N].append(timed(lambda X=X, Y=Y: fit_linear_attention(X, Y))[0])
+    peaks = []
+    for X, Y in data.values():
+        tracemalloc.start()
+        fit_linear_attention(X, Y)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    return {"d": d, "N": list(data), "fit_seconds": [times[N] for N in data],
+            "median_seconds": [float(np.median(times[N])) for N in data], "peak_bytes": peaks}
 
 
 def part_e(repeats: int, rng) -> dict:
@@ -240,7 +378,7 @@ def part_d() -> dict:
             "fit_traced_bytes": m["traced"], "features_bytes": phi, "seconds": seconds}
 
 
-PARTS = ["a", "b", "c", "d", "e"]
+PARTS = ["a", "b", "c", "d", "e", "f"]
 
 
 def main() -> None:
@@ -248,6 +386,7 @@ def main() -> None:
     parser.add_argument("--part", nargs="*", default=PARTS, choices=PARTS)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--budget", type=float, default=120.0, help="seconds for each Adam run in (b)")
+    parser.add_argument("--no-large", action="store_true", help="leave out d = 32 in (a) (minutes at each setting)")
     args = parser.parse_args()
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "unknown"
     print(f"{os.cpu_count()} cores, load average {load}; OPENBLAS_NUM_THREADS="
@@ -257,7 +396,11 @@ def main() -> None:
     rng = np.random.default_rng(0)
     results = {"cores": os.cpu_count(), "load_average": load, "repeats": args.repeats, "budget": args.budget}
     if "a" in args.part:
-        results["a"] = part_a(args.repeats)
+        floor = part_a(args.repeats, large=not args.no_large)
+        results["floor"] = floor
+        # the ratios chapter 4 and the README quote: d = 16 under the command's kernel
+        kernel = os.environ.get("OPENBLAS_CORETYPE", KERNELS[0])
+        results["a"] = {k: floor[kernel][k]["16"] for k in ("1", "2")}
     if "b" in args.part:
         results["b"] = part_b(args.repeats, rng, args.budget)
     if "c" in args.part:
@@ -266,10 +409,12 @@ def main() -> None:
         results["d"] = part_d()
     if "e" in args.part:
         results["e"] = part_e(args.repeats, rng)
+    if "f" in args.part:
+        results["curves"] = part_f(args.repeats, results.get("floor"))
     end = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "unknown"
     results["load_average_end"] = end
     print(f"load average at the end {end}")
-    if set(args.part) == set(PARTS):  # only a full run replaces the file chapter 4 quotes
+    if set(args.part) == set(PARTS) and not args.no_large:  # only a full run replaces the file the book quotes
         results["seconds"] = time.perf_counter() - started
         print(f"results written to {write_results('linear_regression', results)}")
     else:

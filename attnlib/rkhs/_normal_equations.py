@@ -39,10 +39,11 @@ from ._sequences import Sequences
 
 # Chunks are sized so that the largest per-chunk buffer holds about this many floats.
 CHUNK_FLOATS = 2_000_000
-# The products vech(g g^T) fed to each GEMM of the normal equations: fewer, larger BLAS calls
-# parallelise better, smaller ones stay in cache; 2M floats (16 MB, 214 rows at d = 16) measured
-# best on one core and no worse than larger blocks on two (issue 27).
-_GEMM_FLOATS = 2_000_000
+# Rows of C (products g_p g_q) per GEMM of the normal equations: the block of products stays in
+# cache between the multiplications that form it and the GEMM that reads it (issue 42).
+_BLOCK_ROWS = 256
+# Below this many rows per chunk, a pass is too small to share between threads.
+_GEMM_ROWS_MIN = 512
 
 
 @arguments(d="size")
@@ -116,7 +117,8 @@ def solve_memory(d: int, d_out: int) -> int:
     P = d * (d + 1) // 2
     # Lambda, its equilibrated factor (kept by the fit), the distinct entries C (kept too), the chunk
     # buffers; the gather index
-    floats = 3 * psi * psi + (P * (P + 1) // 2) * (d * (d + 1) // 2) + CHUNK_FLOATS + _GEMM_FLOATS + 4 * psi * d_out
+    floats = (3 * psi * psi + (P * (P + 1) // 2) * (d * (d + 1) // 2) + CHUNK_FLOATS
+              + (os.cpu_count() or 1) * _BLOCK_ROWS * (_gemm_rows(d) + d * (d + 1) // 2) + 4 * psi * d_out)
     return 8 * floats + 4 * psi * psi
 
 
@@ -201,20 +203,21 @@ def gram_width(d: int) -> int:
 # --- normal equations ---------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=4)
-def _gram_index(P: int, d: int) -> np.ndarray:
-    """Where each entry of the (P d, P d) matrix sits in the flattened C (P(P+1)/2, d(d+1)/2)."""
-    _, _, PQ = _sym_table(P)
-    _, _, LM = _sym_table(d)
-    D2 = d * (d + 1) // 2
-    dtype = np.int32 if P * (P + 1) // 2 * D2 < 2**31 else np.int64
-    idx = PQ.astype(dtype)[:, None, :, None] * D2 + LM.astype(dtype)[None, :, None, :]  # (P, d, P, d)
-    return idx.reshape(P * d, P * d)
-
-
 def gram_from_factors(C: np.ndarray, P: int, d: int) -> np.ndarray:
-    """Assemble the (psi, psi) matrix from its distinct entries C[pq, lm] with one gather."""
-    return np.take(np.ascontiguousarray(C).ravel(), _gram_index(P, d))
+    """Assemble the (psi, psi) matrix from its distinct entries C[pq, lm], one block row at a time.
+
+    Block (p, q) of the matrix, rows ``p*d:(p+1)*d`` and columns ``q*d:(q+1)*d``, is
+    ``C[pq][LM]`` with LM the (d, d) table of the pairs (l, m): symmetric, so the
+    block (q, p) is its transpose and the same numbers reshaped.
+    """
+    _, _, LM = _sym_table(d)
+    starts = np.concatenate([[0], np.cumsum(P - np.arange(P))])
+    G = np.empty((P * d, P * d))
+    for p in range(P):
+        R = C[starts[p] : starts[p + 1]][:, LM]  # (P - p, d, d): blocks (p, q) for q >= p
+        G[p * d : (p + 1) * d, p * d :] = R.transpose(1, 0, 2).reshape(d, -1)
+        G[p * d :, p * d : (p + 1) * d] = R.reshape(-1, d)
+    return G
 
 
 @dataclass(frozen=True, eq=False)
@@ -239,57 +242,135 @@ class NormalEquations:
 
 
 def _row_floats(d: int) -> int:
-    """Floats per feature row of a chunk: the factors g and x, and ``x ⊗ y`` for targets of dimension d.
+    """Floats per feature row of a chunk, chosen so that a chunk holds about ``_GEMM_ROWS`` rows.
 
     The same with or without targets, so that a fit and a certificate of the
     same data sum their rows in the same chunks and get the same ``Phi^T Phi``
     to the last bit.
     """
-    return gram_width(d) + d + d * d
+    return max(1, CHUNK_FLOATS // _gemm_rows(d))
+
+
+def _gemm_rows(d: int) -> int:
+    """Rows per chunk: the inner dimension of each GEMM (longer at large d, where C is large to re-read)."""
+    return 512 if d <= 16 else 1024
+
+
+@functools.lru_cache(maxsize=32)
+def _row_blocks(P: int, workers: int, block_rows: int) -> tuple:
+    """The rows (p, q >= p) of ``vech(g g^T)`` cut into blocks of ``block_rows``, each worker's contiguous.
+
+    Returns one tuple per worker of ``(start, stop, pieces)``: the block holds rows
+    ``start:stop`` of C, and each piece ``(p, q0, q1, offset)`` is the run of
+    rows ``g_p * g_q`` for q in ``q0:q1``, placed at ``offset`` in the block.
+    """
+    starts = np.concatenate([[0], np.cumsum(P - np.arange(P))])
+    P2 = int(starts[-1])
+    bounds = [P2 * w // workers for w in range(workers + 1)]
+    plan = []
+    for w in range(workers):
+        blocks = []
+        for lo in range(bounds[w], bounds[w + 1], block_rows):
+            hi = min(lo + block_rows, bounds[w + 1])
+            pieces, pos = [], lo
+            while pos < hi:
+                p = int(np.searchsorted(starts, pos, side="right")) - 1
+                q0 = p + pos - int(starts[p])
+                q1 = min(P, q0 + hi - pos)
+                pieces.append((p, q0, q1, pos - lo))
+                pos += q1 - q0
+            blocks.append((lo, hi, tuple(pieces)))
+        plan.append(tuple(blocks))
+    return tuple(plan)
+
+
+def _blas_threads() -> int:
+    """The threads numpy's BLAS may use now (1 if unknown)."""
+    from threadpoolctl import threadpool_info
+
+    counts = [lib["num_threads"] for lib in threadpool_info() if lib.get("user_api") == "blas"]
+    return max(1, min(counts)) if counts else 1
+
+
+def _workers(P2: int, D2: int, rows: int) -> int:
+    """Threads for the pass: the BLAS's own, when each chunk has enough work to share (>= 50 MFlop)."""
+    if 2 * P2 * D2 * min(rows, _GEMM_ROWS_MIN) < 50e6:
+        return 1
+    return max(1, min(_blas_threads(), os.cpu_count() or 1, P2 // _BLOCK_ROWS))
+
+
+def _accumulate_blocks(C: np.ndarray, blocks: tuple, gT: np.ndarray, U: np.ndarray, work: np.ndarray,
+                       out: np.ndarray) -> None:
+    """``C[lo:hi] += vech(g g^T)[lo:hi] @ vech(x x^T)`` over one worker's blocks of rows.
+
+    Each block's products ``g_p g_q`` are formed in ``work`` (in cache) and multiplied
+    at once by U, one GEMM per block; numpy's matmul releases the GIL, so the
+    workers' blocks run in parallel.
+    """
+    r = gT.shape[1]
+    for lo, hi, pieces in blocks:
+        a = work[: (hi - lo) * r].reshape(hi - lo, r)
+        for p, q0, q1, offset in pieces:
+            np.multiply(gT[p], gT[q0:q1], out=a[offset : offset + q1 - q0])
+        block = out[: hi - lo]
+        np.matmul(a, U, out=block)
+        C[lo:hi] += block
 
 
 def normal_equations(seqs: Sequences, mode: str, targets: list | None = None) -> NormalEquations:
     """Stream the data once: ``Phi^T Phi`` (distinct entries), ``Phi^T Y``, ``sum ||y||^2`` and the row count.
 
-    Every chunk of rows costs one BLAS call for ``Phi^T Y``, and one GEMM per
-    sub-chunk for the distinct entries of ``Phi^T Phi``: ``vech(g g^T)``
-    (P(P+1)/2 columns) against ``vech(x x^T)`` (d(d+1)/2 columns), accumulated
-    in place (``beta = 1``), so the sum never makes a second pass over C.
+    Each chunk of rows costs one GEMM for ``Phi^T Y`` and, for the distinct entries
+    of ``Phi^T Phi``, one GEMM per block of rows of C: the block's products
+    ``g_p g_q`` (rows of ``vech(g g^T)``, formed in cache) against ``vech(x x^T)``
+    (d(d+1)/2 columns). The blocks are split between as many threads as numpy's
+    BLAS is allowed (each thread's BLAS single-threaded meanwhile); every entry
+    of C is summed over the same chunks in the same order whatever the thread
+    count, so the result is the same to the last bit.
     """
-    from scipy.linalg import blas
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_limits
 
     d = seqs.d
     P = d * (d + 1) // 2
-    Ip, Iq, _ = _sym_table(P)
     Il, Im, _ = _sym_table(d)
-    P2 = Ip.size
-    C = np.zeros((P2, Il.size))
-    CT = C.T  # (D2, P2), Fortran-ordered: the BLAS call below writes C through it, in place
+    P2, D2 = P * (P + 1) // 2, Il.size
+    C = np.zeros((P2, D2))
     d_out = targets[0].shape[1] if targets is not None else 0
     B = np.zeros((P, d * d_out))
     yy = 0.0
     rows = 0
-    starts = np.concatenate([[0], np.cumsum(P - np.arange(P))])  # offsets of the rows p of vech(g g^T)
-    inner = max(1, _GEMM_FLOATS // P2)
-    buffer = np.empty(P2 * inner)  # reused for every sub-chunk: vech(g g^T), transposed
-    for b, sl, g, x in factor_chunks(seqs, mode, _row_floats(d)):
-        rows += g.shape[0]
-        if targets is not None:
-            y = targets[b][sl]
-            xy = (x[:, :, None] * y[:, None, :]).reshape(x.shape[0], -1)  # (r, d * d_out)
-            # B += g^T xy, as B^T += xy^T g in place; the whole pass calls one BLAS library (scipy's), so
-            # that with several threads it never wakes numpy's thread pool while scipy's still spins
-            blas.dgemm(1.0, xy.T, g, beta=1.0, c=B.T, overwrite_c=1)
-            yy += float(np.sum(y * y))
-        for lo in range(0, g.shape[0], inner):
-            hi = min(lo + inner, g.shape[0])
-            gT = np.ascontiguousarray(g[lo:hi].T)  # (P, rows): the products below read it from cache
-            aT = buffer[: P2 * (hi - lo)].reshape(P2, hi - lo)
-            for p in range(P):
-                np.multiply(gT[p], gT[p:], out=aT[starts[p] : starts[p + 1]])
-            bx = x[lo:hi, Il] * x[lo:hi, Im]  # (r, d(d+1)/2)
-            # C^T += bx^T aT^T: both operands are Fortran views of C-ordered arrays, so nothing is copied
-            blas.dgemm(1.0, bx.T, aT.T, beta=1.0, c=CT, overwrite_c=1)
+    workers = _workers(P2, D2, seqs.rows(mode))
+    plan = _row_blocks(P, workers, _BLOCK_ROWS)
+    K = _gemm_rows(d)
+    work = [np.empty(_BLOCK_ROWS * K) for _ in range(workers)]
+    out = [np.empty((_BLOCK_ROWS, D2)) for _ in range(workers)]
+    pool = ThreadPoolExecutor(workers) if workers > 1 else None
+    pending = []
+    try:
+        # the BLAS single-threaded inside the pass, whatever the worker count: the sums are then the same
+        with threadpool_limits(1, user_api="blas"):
+            for b, sl, g, x in factor_chunks(seqs, mode, _row_floats(d)):
+                rows += g.shape[0]
+                if targets is not None:
+                    y = targets[b][sl]
+                    B += g.T @ (x[:, :, None] * y[:, None, :]).reshape(x.shape[0], -1)  # (P, d * d_out)
+                    yy += float(np.sum(y * y))
+                gT = np.ascontiguousarray(g.T)  # (P, r): each product reads two of its rows
+                U = x[:, Il] * x[:, Im]  # (r, d(d+1)/2): vech(x x^T)
+                for job in pending:  # the workers finish the previous chunk while this one is prepared
+                    job.result()
+                if pool is None:
+                    _accumulate_blocks(C, plan[0], gT, U, work[0], out[0])
+                else:
+                    pending = [pool.submit(_accumulate_blocks, C, plan[w], gT, U, work[w], out[w])
+                               for w in range(workers)]
+            for job in pending:
+                job.result()
+    finally:
+        if pool is not None:
+            pool.shutdown()
     return NormalEquations(C, B.reshape(P * d, d_out) if targets is not None else None, yy, rows, d, mode)
 
 

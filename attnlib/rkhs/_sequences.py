@@ -87,8 +87,21 @@ def sequences(X, *, name: str = "X", entries=_entries) -> Sequences:
     return Sequences([(np.arange(N), X3)], N, d, np.full(N, n), single=single, ragged=False)
 
 
+def _finite(name: str, x) -> np.ndarray:
+    """``as_float_array`` without its temporaries the size of the data where the data are finite.
+
+    A sum of finite numbers is finite unless it overflows, and any inf or nan makes it
+    inf or nan; only then does the full check run (and name the first bad entry).
+    """
+    if isinstance(x, np.ndarray) and x.dtype.kind in "fiu":
+        with np.errstate(over="ignore", invalid="ignore"):
+            if np.isfinite(np.sum(x)):
+                return x.astype(np.float64, copy=False)
+    return as_float_array(name, x)
+
+
 def _checked_sequences(name: str, X) -> Sequences:
-    return sequences(X, name=name, entries=as_float_array)
+    return sequences(X, name=name, entries=_finite)
 
 
 def as_sequences(X, *, name: str = "X", d: int | None = None) -> Sequences:
@@ -110,8 +123,8 @@ SEQUENCES = Kind("array", _checked_sequences, convert=sequences)
 
 def _checked_targets(name: str, Y):
     if isinstance(Y, (list, tuple)):
-        return [as_float_array(f"{name}[{i}]", y) for i, y in enumerate(Y)]
-    return as_float_array(name, Y)
+        return [_finite(f"{name}[{i}]", y) for i, y in enumerate(Y)]
+    return _finite(name, Y)
 
 
 def _targets(Y):
@@ -143,11 +156,12 @@ def as_targets(Y, seqs: Sequences, *, name: str = "Y") -> tuple[str, list]:
     Y = _floats(Y)
     if Y.shape == (N, d) or (seqs.single and Y.shape == (d,)):
         Y = Y.reshape(N, d)
+        if not seqs.ragged:  # one block, of every sequence in order: Y itself, not a copy
+            return "last", [Y]
         return "last", [Y[idx] for idx, _ in seqs.blocks]
     n = int(seqs.lengths[0])
     if not seqs.ragged and (Y.shape == (N, n, d) or (seqs.single and Y.shape == (n, d))):
-        Y = Y.reshape(N, n, d)
-        return "every", [Y[idx].reshape(-1, d) for idx, _ in seqs.blocks]
+        return "every", [Y.reshape(N * n, d)]  # one block, in order: a view where Y is contiguous
     every = f"({N}, {n}, {d})" if not seqs.ragged else "a list of (n_i, d) arrays"
     raise ValueError(
         f"Y must have shape ({N}, {d}) for last-token targets or {every} for a target at every token "
@@ -160,7 +174,7 @@ def as_targets(Y, seqs: Sequences, *, name: str = "Y") -> tuple[str, list]:
 
 def power_of_two_scale(seqs) -> float:
     """1, or the power of two that brings the largest entry of data outside [2**-16, 2**16] into [0.5, 1)."""
-    big = max(float(np.abs(arr).max()) for _, arr in seqs.blocks)
+    big = max(max(float(arr.max()), -float(arr.min())) for _, arr in seqs.blocks)  # no copy of the data
     if big == 0.0 or 2.0**-16 <= big <= 2.0**16:
         return 1.0
     return float(np.ldexp(1.0, int(np.frexp(big)[1])))

@@ -181,16 +181,18 @@ def test_start_selects_the_nearest_minimiser_and_gradient_descent_converges_to_i
         fit_linear_attention(Xg, Yg, start=np.zeros((5, 2)))
 
 
-def test_normal_equations_accumulate_every_sub_chunk(monkeypatch):
-    """The distinct-entry GEMMs add into C in place: with many chunks and sub-chunks, the naive sums."""
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_normal_equations_accumulate_every_block(monkeypatch, workers):
+    """Every chunk adds into every block of C, on every worker: with many chunks and blocks, the naive sums."""
     from attnlib.rkhs import _normal_equations as _ne
     from attnlib.rkhs import _sequences as _seq
 
     rng = np.random.default_rng(30)
     X = gaussian_inputs(97, 5, 3, rng=rng)
     Y = rng.standard_normal((97, 3))
-    monkeypatch.setattr(_ne, "CHUNK_FLOATS", 40 * 31)  # about 40 rows a chunk ...
-    monkeypatch.setattr(_ne, "_GEMM_FLOATS", 7 * 21)  # ... and 7 a GEMM: 3 chunks, 15 GEMMs
+    monkeypatch.setattr(_ne, "_gemm_rows", lambda d: 40)  # 40 rows a chunk: 3 chunks ...
+    monkeypatch.setattr(_ne, "_BLOCK_ROWS", 4)  # ... 21 rows of C in blocks of 4, which cut across p
+    monkeypatch.setattr(_ne, "_workers", lambda *sizes: workers)
     seqs = _seq.as_sequences(X)
     ne = _ne.normal_equations(seqs, "last", _seq.as_targets(Y, seqs)[1])
     Phi = np.array([naive_features(x) for x in X])
