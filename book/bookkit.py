@@ -20,6 +20,10 @@ nothing for a researcher (``tests/test_imports.py``):
 * :func:`benchmark_results` reads a benchmark's committed results file,
   ``benchmarks/results/<name>.json``, so that every chapter quoting the
   benchmark quotes the same run.
+* :func:`cost_figure` draws measured cost curves from such a file, one
+  :func:`cost_axes` panel each (every repeat, the medians, the fitted growth
+  and the growth a theory predicts), for the chapters that compare the
+  measured cost with the claimed one (4, 9 and 11).
 
 Where a chapter runs, this file is beside it: the book's build, its nbval
 tests and Binder run the kernel in ``book/``. Colab has no checkout: the
@@ -46,6 +50,8 @@ __all__ = [
     "markdown_table",
     "benchmark_results",
     "BenchmarkResults",
+    "cost_axes",
+    "cost_figure",
 ]
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
@@ -234,3 +240,204 @@ def benchmark_results(name: str) -> BenchmarkResults:
         data["benchmark"], data["command"], data["date"], data["commit"],
         data["machine"], str(data["threads"]), data["results"],
         data["sources"])
+
+
+# ------------------------------------------------------------- cost curves
+
+
+def cost_axes(ax, x, seconds, growth=None, *, log_x=True, from_x=None,
+              predicted=None, color=0, xlabel="", ylabel="seconds",
+              what="slope", each="repeat", x_unit=1.0, y_unit=1.0):
+    """Draw one measured cost curve on ``ax``; return the artists drawn.
+
+    Every repeat is a faint dot, the medians are joined, the fitted growth
+    is a line over the sizes it was fitted on, and a predicted growth, if
+    given, is a dashed line of that slope through the median at the largest
+    size. The y axis is logarithmic; so is the x axis when ``log_x``.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+    x : sequence of K sizes
+        The sizes measured (``d``, ``N`` or ``m``), increasing.
+    seconds : sequence of K sequences, or of K numbers
+        The repeats measured at each size (a number is one repeat).
+    growth : dict, optional
+        What ``benchmarks/_growth.py``'s ``growth`` returned for these
+        points: ``log y = intercept + slope * log x`` (or ``* x`` when its
+        ``log_x`` is false), with ``slope``, ``intercept`` and ``log_x``.
+    log_x : bool
+        A power law (log-log axes) or an exponential (log y, linear x);
+        must agree with ``growth["log_x"]``.
+    from_x : float, optional
+        The smallest size the fit used (default: the smallest measured).
+    predicted : float, optional
+        The slope a theory predicts, in the fit's coordinates: an exponent
+        when ``log_x``, else the log of the factor per unit of x.
+    color : int
+        Index into the book's palette (``attnlib.viz._style.COLORS``) of the
+        points; the prediction is vermillion (blue when the points are).
+    xlabel, ylabel : str
+        Axis labels.
+    what : str
+        What the legend calls the slope ("slope", "per head").
+    each : str
+        What the legend calls one measurement ("repeat", "seed").
+    x_unit, y_unit : float
+        The axes show ``x / x_unit`` and ``seconds / y_unit`` (``N`` in
+        multiples of psi, bytes in MB); the fit and the prediction are in the
+        measured units, as ``growth`` is.
+
+    Returns
+    -------
+    dict
+        ``repeats``, ``medians``, and, where drawn, ``fit`` and
+        ``predicted``: the Line2D of each.
+
+    Examples
+    --------
+    A cost of exactly ``d ** 2``, fitted and predicted: every line ends at
+    the last measurement, 16.
+
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> g = {"slope": 2.0, "intercept": 0.0, "log_x": True}
+    >>> lines = cost_axes(ax, [1, 2, 4], [[1], [4], [16]], g, predicted=2.0)
+    >>> {k: round(float(v.get_ydata()[-1]), 6) for k, v in lines.items()}
+    {'repeats': 16.0, 'medians': 16.0, 'fit': 16.0, 'predicted': 16.0}
+    >>> plt.close(fig)
+    """
+    import numpy as np
+    from attnlib.viz._style import COLORS, GREYS, MARKERS
+
+    x = np.asarray(x, dtype=float)
+    runs = [np.atleast_1d(np.asarray(s, dtype=float)) for s in seconds]
+    shown_x = x / x_unit
+    if len(runs) != x.size or x.size == 0:
+        raise ValueError(
+            "seconds must hold one sequence of repeats per size: "
+            f"{x.size} sizes, {len(runs)} sequences")
+    if growth is not None and bool(growth["log_x"]) != bool(log_x):
+        raise ValueError(
+            f"growth was fitted with log_x={growth['log_x']}, the axes "
+            f"have log_x={log_x}")
+    colour = COLORS[color % len(COLORS)]
+    marker = MARKERS[color % len(MARKERS)]
+    drawn = {}
+    xs = np.concatenate([np.full(r.size, v)
+                         for v, r in zip(x, runs, strict=True)])
+    (drawn["repeats"],) = ax.plot(xs / x_unit, np.concatenate(runs) / y_unit,
+                                  ls="none", marker=marker, color=colour,
+                                  alpha=0.3, markersize=5,
+                                  label=f"each {each}")
+    medians = np.array([np.median(r) for r in runs])
+    (drawn["medians"],) = ax.plot(shown_x, medians / y_unit, color=colour,
+                                  marker=marker, ls="-", lw=1.2,
+                                  label="median")
+    start = x[0] if from_x is None else float(from_x)
+    grid = (np.geomspace if log_x else np.linspace)(start, x[-1], 20)
+    u = np.log(grid) if log_x else grid
+    if growth is not None:
+        fit_y = np.exp(growth["intercept"] + growth["slope"] * u)
+        label = f"fit: {what} {_slope_text(growth, log_x)}"
+        (drawn["fit"],) = ax.plot(grid / x_unit, fit_y / y_unit,
+                                  color=GREYS["dark"], ls="-.", lw=1.6,
+                                  label=label)
+    if predicted is not None:
+        u_last = np.log(x[-1]) if log_x else x[-1]
+        pred_y = medians[-1] * np.exp(predicted * (u - u_last))
+        shown = f"{predicted:g}" if log_x else f"×{np.exp(predicted):.3g}"
+        other = COLORS[0 if color % len(COLORS) == 1 else 1]
+        (drawn["predicted"],) = ax.plot(grid / x_unit, pred_y / y_unit,
+                                        color=other, ls="--", lw=1.6,
+                                        label=f"predicted: {what} {shown}")
+    _log_axes(ax, shown_x, log_x, xlabel, ylabel)
+    # a flat cost (memory over N) shows flat: at least a decade of y
+    every = np.concatenate(runs) / y_unit
+    low, high = every.min(), every.max()
+    if high / low < 10:
+        centre = np.sqrt(low * high)
+        ax.set_ylim(centre / np.sqrt(10), centre * np.sqrt(10))
+    return drawn
+
+
+def _log_axes(ax, x, log_x, xlabel, ylabel):
+    """Log y, and log x if ``log_x``; a tick at each size measured."""
+    from matplotlib.ticker import (
+        FixedLocator,
+        NullFormatter,
+        NullLocator,
+        ScalarFormatter,
+    )
+
+    ax.set_yscale("log")
+    ax.yaxis.set_minor_formatter(NullFormatter())  # labels at the decades only
+    if log_x:
+        ax.set_xscale("log")
+    ax.xaxis.set_major_locator(FixedLocator(x))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+
+
+def _slope_text(growth, log_x):
+    """The fitted slope in the legend: an exponent, or a factor per unit."""
+    import math
+
+    if log_x:  # no "-0.0" for a flat cost
+        return f"{growth['slope']:.1f}".replace("-0.0", "0.0")
+    return f"×{math.exp(growth['slope']):.1f}"
+
+
+def cost_figure(panels, *, sharey=False, height=2.9, legend=True):
+    """A figure of cost curves, a panel per dict of :func:`cost_axes` keywords.
+
+    A panel may instead be ``{"lines": {label: values}, "x": sizes, ...}``:
+    one line per entry (the phases of a run, say) in the palette's series,
+    on the same axes as :func:`cost_axes` draws (``log_x``, ``xlabel``,
+    ``ylabel``, ``title`` are read from it too). Each panel gets its own
+    legend under it. The book's figure style applies (at most the column
+    wide, no text under 12 pt).
+
+    Returns
+    -------
+    (Figure, list of Axes)
+    """
+    import matplotlib.pyplot as plt
+    from attnlib.viz._style import COLUMN_IN, STYLE, series, subplots
+
+    saved = {key: plt.rcParams[key] for key in STYLE}
+    plt.rcParams.update(STYLE)
+    try:
+        width = COLUMN_IN / len(panels)
+        fig, axes = subplots(1, len(panels), width=width, height=height,
+                             sharey=sharey, layout="constrained")
+        axes = list(axes[0])
+        for k, (ax, panel) in enumerate(zip(axes, panels, strict=True)):
+            panel = dict(panel)
+            title = panel.pop("title", None)
+            if "lines" in panel:
+                _lines_axes(ax, panel, series)
+            else:
+                cost_axes(ax, **panel)
+            if title:
+                ax.set_title(title)
+            if sharey and k:  # the first panel's label serves the row
+                ax.set_ylabel("")
+            if legend:
+                # under the panel; two columns under a lone, wide panel
+                ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.34),
+                          ncol=2 if len(panels) == 1 else 1, handlelength=2.4)
+    finally:
+        plt.rcParams.update(saved)
+    plt.close(fig)
+    return fig, axes
+
+
+def _lines_axes(ax, panel, series):
+    x = panel["x"]
+    for j, (label, values) in enumerate(panel["lines"].items()):
+        ax.plot(x, values, label=label, **series(j))
+    _log_axes(ax, x, panel.get("log_x", True), panel.get("xlabel", ""),
+              panel.get("ylabel", "median seconds"))

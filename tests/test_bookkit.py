@@ -187,3 +187,78 @@ def test_figures_are_stored_as_svg_and_pdf_the_same_every_time():
             formatters[mime].type_printers.clear()
             formatters[mime].type_printers.update(printers)
     prose.show_as_vector(object())  # outside IPython: nothing to do, no error
+
+
+# --------------------------------------------------------------- cost curves
+
+
+def _power_law_points():
+    """Repeats of a cost 0.01 d^3 with a fixed multiplicative scatter, and the fit by hand (numpy's polyfit)."""
+    d = np.array([4.0, 8.0, 16.0, 32.0])
+    scatter = np.array([0.9, 1.0, 1.1])
+    seconds = [0.01 * v**3 * scatter for v in d]
+    x = np.repeat(d[1:], 3)  # fitted from d = 8 on
+    slope, intercept = np.polyfit(np.log(x), np.log(np.concatenate(seconds[1:])), 1)
+    return d, seconds, {"slope": slope, "intercept": intercept, "log_x": True}
+
+
+def test_cost_axes_draws_the_fit_and_the_prediction_where_they_belong():
+    import matplotlib.pyplot as plt
+
+    d, seconds, growth = _power_law_points()
+    fig, ax = plt.subplots()
+    try:
+        lines = prose.cost_axes(ax, d, seconds, growth, from_x=8, predicted=2.5)
+        # every repeat once, at its size; the medians joined
+        dots = lines["repeats"].get_xydata()
+        assert sorted(map(tuple, dots)) == sorted((v, s) for v, row in zip(d, seconds, strict=True) for s in row)
+        np.testing.assert_allclose(lines["medians"].get_ydata(), 0.01 * d**3, rtol=1e-12)
+        # the fitted line: exp(intercept) x^slope, over the sizes fitted (8 to 32), not below
+        x, y = lines["fit"].get_xdata(), lines["fit"].get_ydata()
+        assert x.min() == pytest.approx(8) and x.max() == pytest.approx(32)
+        for at in (8.0, 32.0):
+            k = np.argmin(abs(x - at))
+            assert y[k] == pytest.approx(np.exp(growth["intercept"]) * at ** growth["slope"], rel=1e-9)
+        # the prediction: through the last median, with the predicted slope on log-log axes
+        x, y = lines["predicted"].get_xdata(), lines["predicted"].get_ydata()
+        assert (x[-1], y[-1]) == pytest.approx((32, 0.01 * 32**3))
+        assert np.log(y[-1] / y[0]) / np.log(x[-1] / x[0]) == pytest.approx(2.5)
+        assert ax.get_xscale() == ax.get_yscale() == "log"
+    finally:
+        plt.close(fig)
+
+
+def test_cost_axes_exponential_growth_and_units():
+    """Over m: log y against m; a factor per head. The axes may show other units than the fit's."""
+    import matplotlib.pyplot as plt
+
+    m = np.array([1.0, 2.0, 3.0])
+    seconds = [[0.5 * 8 ** (v - 1)] * 2 for v in m]  # a factor of 8 per head
+    growth = {"slope": np.log(8), "intercept": np.log(0.5 / 8), "log_x": False}
+    fig, ax = plt.subplots()
+    try:
+        lines = prose.cost_axes(ax, m, seconds, growth, log_x=False, predicted=np.log(4), y_unit=1e-3)
+        x, y = lines["fit"].get_xdata(), lines["fit"].get_ydata()
+        np.testing.assert_allclose(y, 1e3 * 0.5 * 8 ** (x - 1), rtol=1e-9)  # in milliseconds
+        x, y = lines["predicted"].get_xdata(), lines["predicted"].get_ydata()
+        np.testing.assert_allclose(y, 1e3 * 32 * 4.0 ** (x - 3), rtol=1e-9)
+        assert ax.get_xscale() == "linear" and ax.get_yscale() == "log"
+        with pytest.raises(ValueError, match="log_x"):
+            prose.cost_axes(ax, m, seconds, growth)  # fitted on m, drawn as a power of m
+        with pytest.raises(ValueError, match="one sequence"):
+            prose.cost_axes(ax, m, seconds[:2], growth, log_x=False)
+    finally:
+        plt.close(fig)
+
+
+def test_cost_figure_fits_the_column_with_legible_text():
+    from attnlib.viz._style import COLUMN_IN, MIN_PT
+
+    d, seconds, growth = _power_law_points()
+    fig, axes = prose.cost_figure([
+        dict(x=d, seconds=seconds, growth=growth, from_x=8, predicted=3, xlabel="d"),
+        dict(x=d, lines={"phase 1": 0.01 * d, "phase 2": 0.02 * d**2}, xlabel="d"),
+    ])
+    assert len(axes) == 2 and fig.get_figwidth() <= COLUMN_IN
+    sizes = [t.get_fontsize() for t in fig.findobj(lambda a: hasattr(a, "get_fontsize")) if t.get_text()]
+    assert sizes and min(sizes) >= MIN_PT
