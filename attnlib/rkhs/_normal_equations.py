@@ -41,7 +41,7 @@ from ._sequences import Sequences
 CHUNK_FLOATS = 2_000_000
 # Rows of C (products g_p g_q) per GEMM of the normal equations: the block of products stays in
 # cache between the multiplications that form it and the GEMM that reads it (issue 42).
-_BLOCK_ROWS = 256
+_BLOCK_ROWS = 128
 # Below this many rows per chunk, a pass is too small to share between threads.
 _GEMM_ROWS_MIN = 512
 
@@ -253,35 +253,34 @@ def _row_floats(d: int) -> int:
 
 def _gemm_rows(d: int) -> int:
     """Rows per chunk: the inner dimension of each GEMM (longer at large d, where C is large to re-read)."""
-    return 512 if d <= 16 else 1024
+    return 1024 if d <= 16 else 2048
 
 
 @functools.lru_cache(maxsize=32)
 def _row_blocks(P: int, workers: int, block_rows: int) -> tuple:
     """The rows (p, q >= p) of ``vech(g g^T)`` cut into blocks of ``block_rows``, each worker's contiguous.
 
+    The blocks are the same whatever the number of workers (only who computes
+    each changes), so each block's GEMM, and C, are the same to the last bit.
     Returns one tuple per worker of ``(start, stop, pieces)``: the block holds rows
     ``start:stop`` of C, and each piece ``(p, q0, q1, offset)`` is the run of
     rows ``g_p * g_q`` for q in ``q0:q1``, placed at ``offset`` in the block.
     """
     starts = np.concatenate([[0], np.cumsum(P - np.arange(P))])
     P2 = int(starts[-1])
-    bounds = [P2 * w // workers for w in range(workers + 1)]
-    plan = []
-    for w in range(workers):
-        blocks = []
-        for lo in range(bounds[w], bounds[w + 1], block_rows):
-            hi = min(lo + block_rows, bounds[w + 1])
-            pieces, pos = [], lo
-            while pos < hi:
-                p = int(np.searchsorted(starts, pos, side="right")) - 1
-                q0 = p + pos - int(starts[p])
-                q1 = min(P, q0 + hi - pos)
-                pieces.append((p, q0, q1, pos - lo))
-                pos += q1 - q0
-            blocks.append((lo, hi, tuple(pieces)))
-        plan.append(tuple(blocks))
-    return tuple(plan)
+    blocks = []
+    for lo in range(0, P2, block_rows):
+        hi = min(lo + block_rows, P2)
+        pieces, pos = [], lo
+        while pos < hi:
+            p = int(np.searchsorted(starts, pos, side="right")) - 1
+            q0 = p + pos - int(starts[p])
+            q1 = min(P, q0 + hi - pos)
+            pieces.append((p, q0, q1, pos - lo))
+            pos += q1 - q0
+        blocks.append((lo, hi, tuple(pieces)))
+    n = len(blocks)
+    return tuple(tuple(blocks[n * w // workers : n * (w + 1) // workers]) for w in range(workers))
 
 
 def _blas_threads() -> int:
@@ -361,6 +360,8 @@ def normal_equations(seqs: Sequences, mode: str, targets: list | None = None) ->
                 U = x[:, Il] * x[:, Im]  # (r, d(d+1)/2): vech(x x^T)
                 for job in pending:  # the workers finish the previous chunk while this one is prepared
                     job.result()
+                if work[0].size < _BLOCK_ROWS * g.shape[0]:  # a chunk of one long sequence: more rows than K
+                    work = [np.empty(_BLOCK_ROWS * g.shape[0]) for _ in range(workers)]
                 if pool is None:
                     _accumulate_blocks(C, plan[0], gT, U, work[0], out[0])
                 else:

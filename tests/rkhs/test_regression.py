@@ -1,6 +1,7 @@
 """Tests of attnlib.rkhs.regression: Algorithm 1, its solvers, and the certificate of a fit (chapter 4)."""
 
 import itertools
+import os
 import warnings
 
 import numpy as np
@@ -199,6 +200,59 @@ def test_normal_equations_accumulate_every_block(monkeypatch, workers):
     np.testing.assert_allclose(ne.gram(), Phi.T @ Phi, rtol=1e-12, atol=1e-12 * np.abs(Phi).max() ** 2)
     np.testing.assert_allclose(ne.B, Phi.T @ Y, rtol=1e-12, atol=1e-12)
     assert ne.rows == 97 and ne.yy == pytest.approx(np.sum(Y**2), rel=1e-14)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_sequence_longer_than_a_chunk_is_one_chunk(monkeypatch, workers):
+    """Causal targets: a chunk holds whole sequences, so one of 23 tokens is a chunk of 23 rows when chunks
+    are meant to hold 8; the pass must make room for it, and still give the naive sums."""
+    from attnlib.rkhs import _normal_equations as _ne
+    from attnlib.rkhs import _sequences as _seq
+
+    rng = np.random.default_rng(32)
+    X = [rng.standard_normal((n, 3)) for n in (4, 23, 5, 23)]
+    Y = [rng.standard_normal((n, 3)) for n in (4, 23, 5, 23)]
+    monkeypatch.setattr(_ne, "_gemm_rows", lambda d: 8)
+    monkeypatch.setattr(_ne, "_BLOCK_ROWS", 5)
+    monkeypatch.setattr(_ne, "_workers", lambda *sizes: workers)
+    seqs = _seq.as_sequences(X)
+    ne = _ne.normal_equations(seqs, "causal", _seq.as_targets(Y, seqs)[1])
+    Phi = np.array([naive_features(x[: t + 1]) for x in X for t in range(len(x))])  # prefix t sees tokens <= t
+    np.testing.assert_allclose(ne.gram(), Phi.T @ Phi, rtol=1e-12, atol=1e-12 * np.abs(Phi).max() ** 2)
+    np.testing.assert_allclose(ne.B, Phi.T @ np.concatenate(Y), rtol=1e-12, atol=1e-12)
+
+
+def test_the_normal_equations_are_the_same_to_the_last_bit_on_any_number_of_threads(monkeypatch):
+    """Each entry of C is summed over the same chunks in the same order, whichever worker owns its block."""
+    from attnlib.rkhs import _normal_equations as _ne
+    from attnlib.rkhs import _sequences as _seq
+
+    rng = np.random.default_rng(33)
+    X = gaussian_inputs(300, 6, 4, rng=rng)
+    seqs = _seq.as_sequences(X)
+    targets = _seq.as_targets(rng.standard_normal((300, 4)), seqs)[1]
+    monkeypatch.setattr(_ne, "_gemm_rows", lambda d: 64)
+    monkeypatch.setattr(_ne, "_BLOCK_ROWS", 16)
+    passes = []
+    for workers in (1, 2, 3):
+        monkeypatch.setattr(_ne, "_workers", lambda *sizes, w=workers: w)
+        passes.append(_ne.normal_equations(seqs, "last", targets))
+    for other in passes[1:]:
+        assert np.array_equal(other.C, passes[0].C) and np.array_equal(other.B, passes[0].B)
+
+
+def test_the_pass_uses_the_threads_the_blas_may_use():
+    """As many workers as numpy's BLAS threads (when a chunk's work is worth sharing), else one."""
+    from threadpoolctl import threadpool_limits
+
+    from attnlib.rkhs import _normal_equations as _ne
+
+    big = (9316, 136, 10**6)  # d = 16: P(P+1)/2 rows of C, d(d+1)/2 columns
+    with threadpool_limits(1, user_api="blas"):
+        assert _ne._workers(*big) == 1
+    with threadpool_limits(2, user_api="blas"):
+        assert _ne._workers(*big) == min(2, os.cpu_count() or 1)
+        assert _ne._workers(21, 6, 10**6) == 1  # d = 3: too little work a chunk
 
 
 def test_fit_agrees_with_exact_lstsq_on_held_out_inputs_to_1e_12():
