@@ -1,16 +1,18 @@
-"""How fast is learning linear attention by regression? Five comparisons, measured in one run.
+"""How fast is learning linear attention by regression, and how does its cost grow? Six parts, one run.
 
-    python benchmarks/linear_regression.py            # all five parts
-    python benchmarks/linear_regression.py --part a   # or any of a, b, c, d, e
+    python benchmarks/linear_regression.py              # all six parts (about 25 minutes)
+    python benchmarks/linear_regression.py --part a     # or any of a, b, c, d, e, f
+    python benchmarks/linear_regression.py --no-large   # without d = 32 (printed only)
 
-(a) ``fit_linear_attention`` against the products that bound it below, on the same
-    features (d = 16, N = 17,408, n = 16), at 1 and at 2 BLAS threads (each in a
-    fresh process): a dense GEMM ``Phi.T @ Phi2`` (2 N psi^2 flops) and numpy's
-    ``Phi.T @ Phi``, which numpy recognises as a symmetric rank-N update (dsyrk,
-    N psi (psi + 1) flops, half the GEMM's). The fit builds the normal equations in
-    Kronecker form (2 N P(P+1)/2 d(d+1)/2 flops, P = d(d+1)/2: 0.54 of the symmetric
-    update's at d = 16), solves them by Cholesky (psi^3 / 3), folds the SVD into
-    heads and computes the loss. It prints each one's flop rate.
+(a) ``fit_linear_attention`` against its flop floor: the flops of its normal equations in
+    Kronecker form (2 N P(P+1)/2 d(d+1)/2, P = d(d+1)/2) and of their Cholesky factorisation
+    (psi^3 / 3) at the machine's own dense-GEMM rate, measured in the same process on one GEMM
+    ``Phi.T @ Phi2`` of the d = 16 features (N = 17,408, psi = 2176). At d = 16 (N = 17,408) and
+    d = 32 (N = 2 psi = 33,792, psi = 16,896: a 2.3 GB Gram), under OpenBLAS's Haswell (AVX2) and
+    SkylakeX (AVX-512) kernels (``OPENBLAS_CORETYPE``), at 1 and 2 BLAS threads, each in a fresh
+    process. At d = 16 it also prints the fit against that GEMM and against numpy's symmetric
+    ``Phi.T @ Phi`` (a rank-N update, half the GEMM's flops); at d = 32 the process's peak memory,
+    the error on held-out inputs of the noise-free teacher, the condition estimate and any warning.
 (b) Regression against the Adam baseline (``attnlib.train`` with d^2 heads) as
     the time to reach a relative test error of 1e-6 (d = 8).
 (c) Regression against ``np.linalg.lstsq`` on the same features as (a).
@@ -21,17 +23,24 @@
     against the plain way of getting a smallest eigenvalue from features already built:
     the centred covariance in float32 and ``np.linalg.eigh``, at d = 16 and N = 4,000,
     10,000 and 50,000.
+(f) Cost curves: the fit and its certificate over d = 4, 8, 12, 16, 24 at N = 2 psi (each d in
+    a fresh process; d = 32 from (a) at the command's kernel and threads), and over
+    N = 2, 4, 8, 16, 32 psi at d = 16, with the slopes on log-log axes and their 95% intervals
+    (``_growth.growth``): seconds against d (the flops grow like d^9), seconds against N (like N)
+    and the fit's own peak allocation against N (flat: memory independent of N).
 
 Timings interleave the contenders and report medians over repeats, because
 the machine is shared and noisy. The first line prints the core count, the load
 average and the BLAS thread setting, which the ratios depend on.
 
-A run of all five parts writes what it printed, as numbers, to
+A run of all six parts writes what it printed, as numbers, to
 ``benchmarks/results/linear_regression.json`` (with ``_results.write_results``:
 date, commit, machine, BLAS threads, the command and the hash of every source
-file it ran), which chapter 4 quotes. On a shared machine run it as
+file it ran), which chapters 4 and 11 and the README quote: ``a`` (d = 16 under the command's
+kernel, by threads), ``floor.<kernel>.<threads>.<d>``, ``b`` to ``e``, and
+``curves.over_d`` / ``curves.over_N``. On a shared machine run it as
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/linear_regression.py
+    OPENBLAS_CORETYPE=Haswell OPENBLAS_NUM_THREADS=1 python benchmarks/linear_regression.py
 """
 
 from __future__ import annotations
@@ -232,7 +241,7 @@ def part_f(repeats: int, floor: dict | None) -> dict:
                "peak_bytes": [r["peak_rss_bytes"] for r in over_d], "fit_gflops": [r["fit_gflops"] for r in over_d],
                "fit_flops": [r["fit_flops"] for r in over_d], "held_out_error": [r["held_out_error"] for r in over_d],
                "growth": fit_growth, "flops_growth": flops_growth, "from_d": from_d, "predicted": 9}
-    r = in_child("measure_over_n", {"d": CURVE_N_D, "multiples": [1, 2, 4, 8, 16], "repeats": repeats})
+    r = in_child("measure_over_n", {"d": CURVE_N_D, "multiples": [2, 4, 8, 16, 32], "repeats": repeats})
     r["growth"] = growth(*zip(*[(N, t) for N, ts in zip(r["N"], r["fit_seconds"], strict=True) for t in ts],
                               strict=True))
     r["memory_growth"] = growth(r["N"], r["peak_bytes"])
@@ -378,6 +387,38 @@ def part_d() -> dict:
             "fit_traced_bytes": m["traced"], "features_bytes": phi, "seconds": seconds}
 
 
+REACH_D = (16, 24, 32, 36, 40, 48, 64)
+
+
+def reach(gemm_gflops: float) -> dict:
+    """What a fit at N = 2 psi needs as d grows: the memory ``fit_linear_attention`` checks for before it
+    starts (``solve_memory``), the Gram alone, the flops and the hours they take at ``gemm_gflops``; and
+    the largest d whose memory fits in 80% of this machine's (the check's own margin)."""
+    from attnlib.rkhs._normal_equations import solve_memory
+
+    total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    rows = []
+    for d in REACH_D:
+        psi = n_features(d)
+        flops = kronecker_flops(2 * psi, d, d)
+        total_flops = flops["normal_equations"] + flops["cholesky"]
+        rows.append({"d": d, "psi": psi, "gram_bytes": 8 * psi * psi, "needs_bytes": solve_memory(d, d),
+                     "flops": total_flops, "hours": total_flops / (gemm_gflops * 1e9) / 3600})
+    largest = max(d for d in range(2, 200) if solve_memory(d, d) <= 0.8 * total)
+    return {"memory_bytes": total, "largest_d": largest, "gemm_gflops": gemm_gflops, "rows": rows}
+
+
+def reach_markdown(r: dict) -> str:
+    """The table of ``benchmarks/README.md`` (a test keeps the two equal)."""
+    lines = [f"On this machine ({r['memory_bytes'] / 2**30:.0f} GiB) the largest d is {r['largest_d']}; hours at "
+             f"{r['gemm_gflops']:.0f} GFlop/s (its one-thread GEMM rate):", "",
+             "| d | ψ | Gram | memory checked | flops at N = 2ψ | hours |", "|---|---|---|---|---|---|"]
+    for row in r["rows"]:
+        lines.append(f"| {row['d']} | {row['psi']:,} | {row['gram_bytes'] / 1e9:.3g} GB | "
+                     f"{row['needs_bytes'] / 1e9:.3g} GB | {row['flops']:.2g} | {row['hours']:.2g} |")
+    return "\n".join(lines)
+
+
 PARTS = ["a", "b", "c", "d", "e", "f"]
 
 
@@ -411,6 +452,9 @@ def main() -> None:
         results["e"] = part_e(args.repeats, rng)
     if "f" in args.part:
         results["curves"] = part_f(args.repeats, results.get("floor"))
+    if "a" in args.part:
+        results["reach"] = reach(results["a"]["1"]["gemm_gflops"])
+        print(reach_markdown(results["reach"]))
     end = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "unknown"
     results["load_average_end"] = end
     print(f"load average at the end {end}")

@@ -157,3 +157,82 @@ def test_the_record_names_the_kernels_a_run_chose(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENBLAS_CORETYPE")
     record = json.loads(_results.write_results("x", {}, ["benchmarks/x.py"]).read_text())
     assert record["command"] == "OPENBLAS_NUM_THREADS=1 python benchmarks/x.py"
+
+
+# --- the cost curves: slopes, reach ---------------------------------------------------------
+
+
+def test_growth_recovers_a_power_law_and_an_exponential_exactly():
+    """Noise-free data give the slope of the closed form and an interval of width zero."""
+    from _growth import growth
+
+    x = [4, 8, 12, 16, 24, 32]
+    power = growth(x, [3.0 * v**9 for v in x])
+    assert power["slope"] == pytest.approx(9, abs=1e-9) and power["high"] - power["low"] < 1e-6
+    exp = growth([1, 2, 3, 4], [0.5 * 8.0**m for m in (1, 2, 3, 4)], log_x=False)
+    assert exp["factor"] == pytest.approx(8, rel=1e-9) and exp["intercept"] == pytest.approx(-0.6931471805599, rel=1e-9)
+
+
+def test_growth_interval_is_the_t_interval_of_the_least_squares_slope():
+    """Against the textbook formula: slope +- t(0.975, n - 2) * sqrt(RSS / (n - 2) / Sxx), on log axes."""
+    import numpy as np
+    from _growth import growth
+
+    rng = np.random.default_rng(0)
+    x = np.repeat([4.0, 8.0, 16.0, 32.0], 3)
+    y = 2 * x**3 * np.exp(0.1 * rng.standard_normal(x.size))
+    u, v = np.log(x), np.log(y)
+    b = np.sum((u - u.mean()) * (v - v.mean())) / np.sum((u - u.mean()) ** 2)
+    a = v.mean() - b * u.mean()
+    se = np.sqrt(np.sum((v - a - b * u) ** 2) / (u.size - 2) / np.sum((u - u.mean()) ** 2))
+    t = 2.228138851986  # Student's t, 0.975 quantile, 10 degrees of freedom (tables)
+    g = growth(x, y)
+    assert g["slope"] == pytest.approx(b, rel=1e-12)
+    assert (g["low"], g["high"]) == pytest.approx((b - t * se, b + t * se), rel=1e-9)
+    with pytest.raises(ValueError, match="3 points"):
+        growth([1, 2], [1, 2])
+    with pytest.raises(ValueError, match="positive"):
+        growth([1, 2, 3], [1, 0, 2])
+
+
+def _reach_block(text: str) -> str:
+    match = re.search(r"<!-- reach:[^>]*-->\n(.*?)<!-- /reach -->", text, re.S)
+    assert match, "benchmarks/README.md lacks its <!-- reach --> block"
+    return match.group(1).strip()
+
+
+def test_the_benchmarks_readme_shows_the_reach_of_the_results_file():
+    import linear_regression
+
+    record = json.loads((ROOT / "benchmarks" / "results" / "linear_regression.json").read_text())
+    want = linear_regression.reach_markdown(record["results"]["reach"])
+    assert _reach_block((ROOT / "benchmarks" / "README.md").read_text()) == want, (
+        "paste linear_regression.reach_markdown(results['reach']) between the reach markers:\n" + want)
+
+
+def test_the_reach_table_is_the_memory_check_and_the_flop_count():
+    """Against hand counts: psi, 8 psi^2, the memory the fit checks for, the flops at N = 2 psi."""
+    import linear_regression
+
+    from attnlib.rkhs._normal_equations import solve_memory
+
+    r = linear_regression.reach(50.0)
+    row = {x["d"]: x for x in r["rows"]}[32]
+    P, psi = 32 * 33 // 2, 32 * 32 * 33 // 2
+    assert row["psi"] == 16_896 and row["gram_bytes"] == 8 * 16_896**2
+    flops = 2 * (2 * psi) * (P * (P + 1) // 2) * P + 2 * (2 * psi) * P * 32 * 32 + psi**3 / 3
+    assert row["flops"] == pytest.approx(flops) and row["hours"] == pytest.approx(flops / 50e9 / 3600)
+    assert solve_memory(r["largest_d"], r["largest_d"]) <= 0.8 * r["memory_bytes"]
+    assert solve_memory(r["largest_d"] + 1, r["largest_d"] + 1) > 0.8 * r["memory_bytes"]
+    assert "| 32 | 16,896 | 2.28 GB |" in linear_regression.reach_markdown(r)
+
+
+def test_the_record_has_the_fit_against_its_floor_on_both_kernels_both_thread_counts_both_sizes():
+    record = json.loads((ROOT / "benchmarks" / "results" / "linear_regression.json").read_text())["results"]
+    for kernel in ("Haswell", "SkylakeX"):
+        for threads in ("1", "2"):
+            for d in ("16", "32"):
+                r = record["floor"][kernel][threads][d]
+                assert r["fit_over_floor"] == pytest.approx(r["median_seconds"] / r["flop_floor_seconds"])
+                assert r["held_out_error"] < 1e-8 and r["solver"] == "cholesky"
+    assert record["curves"]["over_d"]["d"] == [4, 8, 12, 16, 24, 32]

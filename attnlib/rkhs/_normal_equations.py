@@ -41,7 +41,7 @@ from ._sequences import Sequences
 CHUNK_FLOATS = 2_000_000
 # Rows of C (products g_p g_q) per GEMM of the normal equations: the block of products stays in
 # cache between the multiplications that form it and the GEMM that reads it (issue 42).
-_BLOCK_ROWS = 128
+_BLOCK_ROWS = 512
 # Below this many rows per chunk, a pass is too small to share between threads.
 _GEMM_ROWS_MIN = 512
 
@@ -115,11 +115,11 @@ def solve_memory(d: int, d_out: int) -> int:
     """Bytes the normal equations and their solution need, whatever N is."""
     psi = n_features(d)
     P = d * (d + 1) // 2
-    # Lambda, its equilibrated factor (kept by the fit), the distinct entries C (kept too), the chunk
-    # buffers; the gather index
+    # Lambda (factorised in place and kept by the fit), a second Lambda for the certificate and room for
+    # its work, the distinct entries C (kept too), the chunk buffers and each thread's block buffers
     floats = (3 * psi * psi + (P * (P + 1) // 2) * (d * (d + 1) // 2) + CHUNK_FLOATS
               + (os.cpu_count() or 1) * _BLOCK_ROWS * (_gemm_rows(d) + d * (d + 1) // 2) + 4 * psi * d_out)
-    return 8 * floats + 4 * psi * psi
+    return 8 * floats
 
 
 # --- data: factor chunks ---------------------------------------------------------
