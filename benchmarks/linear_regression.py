@@ -120,11 +120,12 @@ def peak_rss() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def measure_fit(d: int, N: int, n: int, repeats: int, reference: bool) -> dict:
+def measure_fit(d: int, N: int, n: int, repeats: int, reference: bool, trace_memory: bool = False) -> dict:
     """One size, in this process: the fit and its certificate timed ``repeats`` times, interleaved (with
     ``reference``) with one dense GEMM and numpy's symmetric ``Phi.T @ Phi`` of the d = 16 features of
     part (a), the machine's own rates; the fit's accuracy on held-out inputs of the same teacher; its
-    condition estimate and the warnings it raised; the process's peak resident memory."""
+    condition estimate and the warnings it raised; the process's peak resident memory, and (with
+    ``trace_memory``) the peak of the fit's own allocations, and of the fit's and its certificate's."""
     import warnings
 
     rng = np.random.default_rng(d)
@@ -136,7 +137,9 @@ def measure_fit(d: int, N: int, n: int, repeats: int, reference: bool) -> dict:
         Phi2 = Phi.copy()  # a second buffer: numpy runs Phi.T @ Phi2 as a general GEMM
         del X16
         funcs.update(gemm=lambda: Phi.T @ Phi2, symmetric=lambda: Phi.T @ Phi)
-    fit_linear_attention(X[: max(40, N // 8)], Y[: max(40, N // 8)])  # warm-up: imports, caches
+    with warnings.catch_warnings():  # warm-up (imports, caches), on too few rows to be unique
+        warnings.simplefilter("ignore")
+        fit_linear_attention(X[: max(40, N // 8)], Y[: max(40, N // 8)])
     fits, raised = [], []
 
     def fit():
@@ -151,6 +154,17 @@ def measure_fit(d: int, N: int, n: int, repeats: int, reference: bool) -> dict:
             times[name].append(timed(func)[0])
         times["certificate"].append(timed(fits[-1].certificate)[0])
         del fits[:-1]
+    memory = {}
+    if trace_memory:  # one more fit and certificate, untimed: the peak of their own allocations
+        import tracemalloc
+
+        del fits[:]
+        tracemalloc.start()
+        fit()
+        memory["fit"] = tracemalloc.get_traced_memory()[1]
+        fits[-1].certificate()
+        memory["with_certificate"] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
     last = fits[-1]
     X_test = gaussian_inputs(200, n, d, rng=rng)
     truth = attention(X_test, teacher, kind="linear")[:, -1]
@@ -162,7 +176,8 @@ def measure_fit(d: int, N: int, n: int, repeats: int, reference: bool) -> dict:
            "fit_flops": flops["normal_equations"] + flops["cholesky"],
            "held_out_error": float(error), "solver": last.solver, "warnings": raised,
            "condition": float(last._factor.condition) if last._factor is not None else None,
-           "lam_min": float(last.certificate().lam_min), "peak_rss_bytes": peak_rss()}
+           "lam_min": float(last.certificate().lam_min), "peak_rss_bytes": peak_rss(),
+           "fit_peak_bytes": memory.get("fit"), "certificate_peak_bytes": memory.get("with_certificate")}
     out["fit_gflops"] = out["fit_flops"] / out["median_seconds"] / 1e9
     if reference:
         ref = kronecker_flops(17_408, 16, 16)
@@ -190,8 +205,11 @@ def part_a(repeats: int, large: bool) -> dict:
             for d, N in FLOOR_SIZES.items():
                 if d > 16 and not large:
                     continue
+                mine = kernel == os.environ.get("OPENBLAS_CORETYPE", KERNELS[0]) and str(k) == os.environ.get(
+                    "OPENBLAS_NUM_THREADS", "1")  # the run whose d = 32 joins the curves of (f)
                 r = in_child("measure_fit", {"d": d, "N": N, "n": 16, "repeats": repeats if d <= 16 else 1,
-                                             "reference": True}, threads=k, kernel=kernel)
+                                             "reference": True, "trace_memory": d > 16 and mine},
+                             threads=k, kernel=kernel)
                 out.setdefault(kernel, {}).setdefault(str(k), {})[str(d)] = r
                 line = (f"(a) {kernel}, {k} BLAS thread{'s' * (k > 1)}, d={d}, N={N:,}: fit {r['median_seconds']:.2f} s"
                         f" ({r['fit_gflops']:.1f} GFlop/s), dense GEMM {r['gemm_gflops']:.1f} GFlop/s"
@@ -200,7 +218,8 @@ def part_a(repeats: int, large: bool) -> dict:
                     line += (f", fit / dense GEMM = {r['fit_over_gemm']:.2f}, fit / symmetric product ="
                              f" {r['fit_over_symmetric']:.2f} (its flops alone: {r['flop_floor_over_symmetric']:.2f})")
                 if d > 16:
-                    line += (f"; peak memory {r['peak_rss_bytes'] / 1e9:.1f} GB, held-out error "
+                    own = "" if r["fit_peak_bytes"] is None else f"the fit's own {r['fit_peak_bytes'] / 1e9:.1f} GB, "
+                    line += (f"; peak memory: {own}the process's {r['peak_rss_bytes'] / 1e9:.1f} GB, held-out error "
                              f"{r['held_out_error']:.1e}, condition {r['condition']:.2g}, warnings {r['warnings']}")
                 print(line)
     return out
@@ -214,7 +233,7 @@ def part_f(repeats: int, floor: dict | None) -> dict:
     """Cost curves: the fit and its certificate over d at N = 2 psi, and over N at d = 16, with fitted slopes."""
     over_d = []
     for d in CURVE_D:
-        r = in_child("measure_fit", {"d": d, "N": 2 * n_features(d), "n": 16,
+        r = in_child("measure_fit", {"d": d, "N": 2 * n_features(d), "n": 16, "trace_memory": True,
                                      "repeats": repeats if d <= 16 else max(2, repeats // 2), "reference": False})
         over_d.append(r)
     kernel = os.environ.get("OPENBLAS_CORETYPE", KERNELS[0])
@@ -224,7 +243,8 @@ def part_f(repeats: int, floor: dict | None) -> dict:
     for r in over_d:
         print(f"(f) d={r['d']:>2}, N={r['N']:>6,} (2 psi): fit {r['median_seconds']:8.3f} s "
               f"({r['fit_gflops']:5.1f} GFlop/s), certificate {np.median(r['certificate_seconds']):7.3f} s, "
-              f"peak memory {r['peak_rss_bytes'] / 1e9:5.2f} GB, held-out error {r['held_out_error']:.0e}")
+              f"the fit's peak memory {r['fit_peak_bytes'] / 1e9:5.2f} GB (with its certificate "
+              f"{r['certificate_peak_bytes'] / 1e9:5.2f} GB), held-out error {r['held_out_error']:.0e}")
     ds = [r["d"] for r in over_d]
     from_d = 12
     pts = [(r["d"], t) for r in over_d if r["d"] >= from_d for t in r["fit_seconds"]]
@@ -238,7 +258,9 @@ def part_f(repeats: int, floor: dict | None) -> dict:
                "fit_seconds": [r["fit_seconds"] for r in over_d],
                "certificate_seconds": [r["certificate_seconds"] for r in over_d],
                "median_seconds": [r["median_seconds"] for r in over_d],
-               "peak_bytes": [r["peak_rss_bytes"] for r in over_d], "fit_gflops": [r["fit_gflops"] for r in over_d],
+               "peak_bytes": [r["fit_peak_bytes"] for r in over_d],
+               "certificate_peak_bytes": [r["certificate_peak_bytes"] for r in over_d],
+               "process_peak_bytes": [r["peak_rss_bytes"] for r in over_d], "fit_gflops": [r["fit_gflops"] for r in over_d],
                "fit_flops": [r["fit_flops"] for r in over_d], "held_out_error": [r["held_out_error"] for r in over_d],
                "growth": fit_growth, "flops_growth": flops_growth, "from_d": from_d, "predicted": 9}
     r = in_child("measure_over_n", {"d": CURVE_N_D, "multiples": [2, 4, 8, 16, 32], "repeats": repeats})
