@@ -260,7 +260,8 @@ def part_f(repeats: int, floor: dict | None) -> dict:
                "median_seconds": [r["median_seconds"] for r in over_d],
                "peak_bytes": [r["fit_peak_bytes"] for r in over_d],
                "certificate_peak_bytes": [r["certificate_peak_bytes"] for r in over_d],
-               "process_peak_bytes": [r["peak_rss_bytes"] for r in over_d], "fit_gflops": [r["fit_gflops"] for r in over_d],
+               "process_peak_bytes": [r["peak_rss_bytes"] for r in over_d],
+               "fit_gflops": [r["fit_gflops"] for r in over_d],
                "fit_flops": [r["fit_flops"] for r in over_d], "held_out_error": [r["held_out_error"] for r in over_d],
                "growth": fit_growth, "flops_growth": flops_growth, "from_d": from_d, "predicted": 9}
     r = in_child("measure_over_n", {"d": CURVE_N_D, "multiples": [2, 4, 8, 16, 32], "repeats": repeats})
