@@ -284,19 +284,14 @@ def _row_blocks(P: int, workers: int, block_rows: int) -> tuple:
     return tuple(tuple(blocks[n * w // workers : n * (w + 1) // workers]) for w in range(workers))
 
 
-def _blas_threads() -> int:
-    """The threads numpy's BLAS may use now (1 if unknown)."""
+def _workers(P2: int, D2: int, rows: int) -> int:
+    """Threads for the pass: as many as numpy's BLAS may use, when a chunk has work to share (>= 50 MFlop)."""
     from threadpoolctl import threadpool_info
 
-    counts = [lib["num_threads"] for lib in threadpool_info() if lib.get("user_api") == "blas"]
-    return max(1, min(counts)) if counts else 1
-
-
-def _workers(P2: int, D2: int, rows: int) -> int:
-    """Threads for the pass: the BLAS's own, when each chunk has enough work to share (>= 50 MFlop)."""
     if 2 * P2 * D2 * min(rows, _GEMM_ROWS_MIN) < 50e6:
         return 1
-    return max(1, min(_blas_threads(), os.cpu_count() or 1, P2 // _BLOCK_ROWS))
+    blas = [lib["num_threads"] for lib in threadpool_info() if lib.get("user_api") == "blas"] or [1]
+    return max(1, min(min(blas), os.cpu_count() or 1, P2 // _BLOCK_ROWS))
 
 
 def _accumulate_blocks(C: np.ndarray, blocks: tuple, gT: np.ndarray, U: np.ndarray, work: np.ndarray,
