@@ -25,6 +25,7 @@ off-diagonal pairs (j, k), j < k, row by row, then the diagonal. Feature
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import warnings
@@ -35,6 +36,7 @@ import numpy as np
 
 from .._arguments import arguments
 from .._linalg import Cholesky, cholesky
+from . import _sharing
 from ._sequences import Sequences
 
 # Chunks are sized so that the largest per-chunk buffer holds about this many floats.
@@ -257,59 +259,13 @@ def _gemm_rows(d: int) -> int:
     return 1024 if d <= 16 else 2048
 
 
-@functools.lru_cache(maxsize=32)
-def _row_blocks(P: int, workers: int, block_rows: int) -> tuple:
-    """The rows (p, q >= p) of ``vech(g g^T)`` cut into blocks of ``block_rows``, each worker's contiguous.
-
-    The blocks are the same whatever the number of workers (only who computes
-    each changes), so each block's GEMM, and C, are the same to the last bit.
-    Returns one tuple per worker of ``(start, stop, pieces)``: the block holds rows
-    ``start:stop`` of C, and each piece ``(p, q0, q1, offset)`` is the run of
-    rows ``g_p * g_q`` for q in ``q0:q1``, placed at ``offset`` in the block.
-    """
-    starts = np.concatenate([[0], np.cumsum(P - np.arange(P))])
-    P2 = int(starts[-1])
-    blocks = []
-    for lo in range(0, P2, block_rows):
-        hi = min(lo + block_rows, P2)
-        pieces, pos = [], lo
-        while pos < hi:
-            p = int(np.searchsorted(starts, pos, side="right")) - 1
-            q0 = p + pos - int(starts[p])
-            q1 = min(P, q0 + hi - pos)
-            pieces.append((p, q0, q1, pos - lo))
-            pos += q1 - q0
-        blocks.append((lo, hi, tuple(pieces)))
-    n = len(blocks)
-    return tuple(tuple(blocks[n * w // workers : n * (w + 1) // workers]) for w in range(workers))
-
-
-def _workers(P2: int, D2: int, rows: int) -> int:
-    """Threads for the pass: as many as numpy's BLAS may use, when a chunk has work to share (>= 50 MFlop)."""
-    from threadpoolctl import threadpool_info
-
+def _workers(P2: int, D2: int, rows: int) -> int | None:
+    """Threads for the pass, as many as numpy's BLAS may use; None for a pass too small to share
+    (< 50 MFlop a chunk), which runs as plain numpy calls and never touches the BLAS's settings."""
     if 2 * P2 * D2 * min(rows, _GEMM_ROWS_MIN) < 50e6:
-        return 1
-    blas = [lib["num_threads"] for lib in threadpool_info() if lib.get("user_api") == "blas"] or [1]
-    return max(1, min(min(blas), os.cpu_count() or 1, P2 // _BLOCK_ROWS))
-
-
-def _accumulate_blocks(C: np.ndarray, blocks: tuple, gT: np.ndarray, U: np.ndarray, work: np.ndarray,
-                       out: np.ndarray) -> None:
-    """``C[lo:hi] += vech(g g^T)[lo:hi] @ vech(x x^T)`` over one worker's blocks of rows.
-
-    Each block's products ``g_p g_q`` are formed in ``work`` (in cache) and multiplied
-    at once by U, one GEMM per block; numpy's matmul releases the GIL, so the
-    workers' blocks run in parallel.
-    """
-    r = gT.shape[1]
-    for lo, hi, pieces in blocks:
-        a = work[: (hi - lo) * r].reshape(hi - lo, r)
-        for p, q0, q1, offset in pieces:
-            np.multiply(gT[p], gT[q0:q1], out=a[offset : offset + q1 - q0])
-        block = out[: hi - lo]
-        np.matmul(a, U, out=block)
-        C[lo:hi] += block
+        return None
+    threads = [lib["num_threads"] for lib in _sharing.blas().info()] or [1]
+    return max(1, min(min(threads), os.cpu_count() or 1, P2 // _BLOCK_ROWS))
 
 
 def normal_equations(seqs: Sequences, mode: str, targets: list | None = None) -> NormalEquations:
@@ -318,14 +274,12 @@ def normal_equations(seqs: Sequences, mode: str, targets: list | None = None) ->
     Each chunk of rows costs one GEMM for ``Phi^T Y`` and, for the distinct entries
     of ``Phi^T Phi``, one GEMM per block of rows of C: the block's products
     ``g_p g_q`` (rows of ``vech(g g^T)``, formed in cache) against ``vech(x x^T)``
-    (d(d+1)/2 columns). The blocks are split between as many threads as numpy's
-    BLAS is allowed (each thread's BLAS single-threaded meanwhile); every entry
-    of C is summed over the same chunks in the same order whatever the thread
-    count, so the result is the same to the last bit.
+    (d(d+1)/2 columns). On a pass large enough to share, the blocks are split
+    between as many threads as numpy's BLAS may use, each thread's BLAS
+    single-threaded meanwhile, and every block is the same GEMM whatever the
+    thread count: the result is the same to the last bit.
     """
     from concurrent.futures import ThreadPoolExecutor
-
-    from threadpoolctl import threadpool_limits
 
     d = seqs.d
     P = d * (d + 1) // 2
@@ -337,15 +291,18 @@ def normal_equations(seqs: Sequences, mode: str, targets: list | None = None) ->
     yy = 0.0
     rows = 0
     workers = _workers(P2, D2, seqs.rows(mode))
-    plan = _row_blocks(P, workers, _BLOCK_ROWS)
+    # a shared pass runs each thread's BLAS single-threaded: each block is then one GEMM on one thread,
+    # whatever the thread count, and C the same to the last bit
+    limit = contextlib.nullcontext() if workers is None else _sharing.blas().limit(limits=1)
+    workers = workers or 1
+    plan = _sharing.row_blocks(P, workers, _BLOCK_ROWS)
     K = _gemm_rows(d)
     work = [np.empty(_BLOCK_ROWS * K) for _ in range(workers)]
     out = [np.empty((_BLOCK_ROWS, D2)) for _ in range(workers)]
     pool = ThreadPoolExecutor(workers) if workers > 1 else None
     pending = []
     try:
-        # the BLAS single-threaded inside the pass, whatever the worker count: the sums are then the same
-        with threadpool_limits(1, user_api="blas"):
+        with limit:
             for b, sl, g, x in factor_chunks(seqs, mode, _row_floats(d)):
                 rows += g.shape[0]
                 if targets is not None:
@@ -359,9 +316,9 @@ def normal_equations(seqs: Sequences, mode: str, targets: list | None = None) ->
                 if work[0].size < _BLOCK_ROWS * g.shape[0]:  # a chunk of one long sequence: more rows than K
                     work = [np.empty(_BLOCK_ROWS * g.shape[0]) for _ in range(workers)]
                 if pool is None:
-                    _accumulate_blocks(C, plan[0], gT, U, work[0], out[0])
+                    _sharing.accumulate_blocks(C, plan[0], gT, U, work[0], out[0])
                 else:
-                    pending = [pool.submit(_accumulate_blocks, C, plan[w], gT, U, work[w], out[w])
+                    pending = [pool.submit(_sharing.accumulate_blocks, C, plan[w], gT, U, work[w], out[w])
                                for w in range(workers)]
             for job in pending:
                 job.result()

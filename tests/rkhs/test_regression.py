@@ -242,7 +242,7 @@ def test_the_normal_equations_are_the_same_to_the_last_bit_on_any_number_of_thre
 
 
 def test_the_pass_uses_the_threads_the_blas_may_use():
-    """As many workers as numpy's BLAS threads (when a chunk's work is worth sharing), else one."""
+    """As many workers as numpy's BLAS threads when a chunk's work is worth sharing; else none (plain numpy)."""
     from threadpoolctl import threadpool_limits
 
     from attnlib.rkhs import _normal_equations as _ne
@@ -252,7 +252,7 @@ def test_the_pass_uses_the_threads_the_blas_may_use():
         assert _ne._workers(*big) == 1
     with threadpool_limits(2, user_api="blas"):
         assert _ne._workers(*big) == min(2, os.cpu_count() or 1)
-        assert _ne._workers(21, 6, 10**6) == 1  # d = 3: too little work a chunk
+        assert _ne._workers(21, 6, 10**6) is None  # d = 3: too little work a chunk to share
 
 
 def test_fit_agrees_with_exact_lstsq_on_held_out_inputs_to_1e_12():
