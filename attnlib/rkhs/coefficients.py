@@ -133,9 +133,12 @@ def heads_from_coef(coef, *, max_heads: int | None = None, rtol: float | None = 
     >>> folded.m <= 4, bool(np.allclose(parameter_map(folded), parameter_map(heads)))
     (True, True)
     """
+    from scipy.linalg import svd  # scipy's LAPACK, as the fit's Cholesky: its threads are awake (numpy's
+    # may be asleep after a fit, and waking them costs 0.1 s on two threads, five times this SVD at d = 16)
+
     M = coefficient_matrix(coef)
     d = int(round(np.sqrt(M.shape[0])))
-    U, s, Vt = np.linalg.svd(M)
+    U, s, Vt = svd(M, check_finite=False)
     tol = (d * d * np.finfo(float).eps if rtol is None else rtol) * s[0]
     keep = max(int(np.sum(s > tol)), 1)
     if max_heads is not None:
