@@ -146,7 +146,8 @@ def fit_linear_attention(X, Y, *, causal: bool = False, steps: int | None = None
     the Kronecker form ``phi = vech(G) ⊗ x`` (memory O(psi^2), independent of
     N): one GEMM of ``vech(g g^T)`` against ``vech(x x^T)`` per block of rows,
     about half the flops of ``Phi.T @ Phi`` as a symmetric rank-k update and a
-    quarter of a general matrix product. They are equilibrated and solved by
+    quarter of a general matrix product, shared between as many threads as
+    numpy's BLAS may use (the result does not depend on how many). They are equilibrated and solved by
     one Cholesky factorisation for all d outputs. If its condition estimate exceeds 1e8, or the minimiser is not
     unique, a streamed QR of ``[Phi, Y]`` and an SVD of R give the
     minimum-norm solution instead. Chapter 4 of the book.
