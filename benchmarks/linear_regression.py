@@ -198,13 +198,14 @@ KERNELS = ("Haswell", "SkylakeX")  # OpenBLAS's AVX2 and AVX-512 kernels; OPENBL
 FLOOR_SIZES = {16: 17_408, 32: 2 * n_features(32)}
 
 
-def part_a(repeats: int, large: bool) -> dict:
-    """The fit against its flop floor under each kernel at 1 and 2 BLAS threads, at d = 16 (and 32)."""
+def part_a(repeats: int, large: bool, kernels: tuple, large_threads: tuple) -> dict:
+    """The fit against its flop floor under each kernel at 1 and 2 BLAS threads, at d = 16 (and 32 at
+    ``large_threads``)."""
     out = {}
-    for kernel in KERNELS:
+    for kernel in kernels:
         for k in (1, 2):
             for d, N in FLOOR_SIZES.items():
-                if d > 16 and not large:
+                if d > 16 and (not large or k not in large_threads):
                     continue
                 mine = kernel == os.environ.get("OPENBLAS_CORETYPE", KERNELS[0]) and str(k) == os.environ.get(
                     "OPENBLAS_NUM_THREADS", "1")  # the run whose d = 32 joins the curves of (f)
@@ -452,6 +453,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--budget", type=float, default=120.0, help="seconds for each Adam run in (b)")
     parser.add_argument("--no-large", action="store_true", help="leave out d = 32 in (a) (minutes at each setting)")
+    parser.add_argument("--kernels", default="", help="OpenBLAS kernels for (a), e.g. Haswell,SkylakeX (default: "
+                        "the one this run uses); each d = 32 run takes minutes")
+    parser.add_argument("--large-threads", default="1", help="BLAS threads at which (a) runs d = 32, e.g. 1,2")
     args = parser.parse_args()
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "unknown"
     print(f"{os.cpu_count()} cores, load average {load}; OPENBLAS_NUM_THREADS="
@@ -461,7 +465,10 @@ def main() -> None:
     rng = np.random.default_rng(0)
     results = {"cores": os.cpu_count(), "load_average": load, "repeats": args.repeats, "budget": args.budget}
     if "a" in args.part:
-        floor = part_a(args.repeats, large=not args.no_large)
+        kernel = os.environ.get("OPENBLAS_CORETYPE", KERNELS[0])
+        kernels = tuple(args.kernels.split(",")) if args.kernels else (kernel,)
+        floor = part_a(args.repeats, large=not args.no_large, kernels=kernels,
+                       large_threads=tuple(int(k) for k in args.large_threads.split(",")))
         results["floor"] = floor
         # the ratios chapter 4 and the README quote: d = 16 under the command's kernel
         kernel = os.environ.get("OPENBLAS_CORETYPE", KERNELS[0])
