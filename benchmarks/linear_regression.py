@@ -285,7 +285,7 @@ def measure_over_n(d: int, multiples: list, repeats: int) -> dict:
     psi = n_features(d)
     rng = np.random.default_rng(d)
     data = {m * psi: teacher_data(m * psi, 16, d, rng)[1:] for m in multiples}
-    fit_linear_attention(*data[psi])  # warm-up
+    fit_linear_attention(*data[min(data)])  # warm-up
     times = {N: [] for N in data}
     for _ in range(repeats):
         for N, (X, Y) in data.items():
