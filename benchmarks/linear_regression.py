@@ -10,7 +10,8 @@
     ``Phi.T @ Phi2`` of the d = 16 features (N = 17,408, psi = 2176). At d = 16 (N = 17,408) and
     d = 32 (N = 2 psi = 33,792, psi = 16,896: a 2.3 GB Gram), at 1 and 2 BLAS threads (d = 32 at
     1 by default: ``--large-threads 1,2``), each in a fresh process, under the run's OpenBLAS kernel
-    (``--kernels Haswell,SkylakeX`` adds the AVX-512 ones, through ``OPENBLAS_CORETYPE``). At d = 16 it also prints the fit against that GEMM and against numpy's symmetric
+    (``--kernels Haswell,SkylakeX`` adds the AVX-512 ones, through ``OPENBLAS_CORETYPE``). At d = 16
+    it also prints the fit against that GEMM and against numpy's symmetric
     ``Phi.T @ Phi`` (a rank-N update, half the GEMM's flops); at d = 32 the process's peak memory,
     the error on held-out inputs of the noise-free teacher, the condition estimate and any warning.
 (b) Regression against the Adam baseline (``attnlib.train`` with d^2 heads) as
