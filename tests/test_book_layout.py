@@ -29,6 +29,9 @@ import compact_prints  # noqa: E402, I001
 WIDTH = 79
 # Code blocks in the prose sit inside exercise and solution boxes, whose padding leaves 76 columns.
 PROSE_WIDTH = 75
+# A cell whose input is hidden opens in a toggle box a few pixels narrower: a 79-character line
+# overflowed it by 5 px in Chromium (CI of 2026-12-06, ch09), a 78-character one fits.
+HIDDEN_WIDTH = 78
 CHAPTERS = sorted((ROOT / "book").glob("ch[0-9][0-9]_*.ipynb"))
 IDS = [p.stem for p in CHAPTERS]
 # What the page shows instead of text: figures and live widgets.
@@ -39,8 +42,13 @@ def cells(path):
     return json.loads(path.read_text())["cells"]
 
 
-def long_lines(text):
-    return [line for line in text.splitlines() if len(line) > WIDTH]
+def long_lines(text, width=WIDTH):
+    return [line for line in text.splitlines() if len(line) > width]
+
+
+def code_width(cell):
+    """The longest line that fits the box a code cell's input is shown in."""
+    return HIDDEN_WIDTH if "hide-input" in cell["metadata"].get("tags", []) else WIDTH
 
 
 def install_line(cell, line):
@@ -68,10 +76,11 @@ def test_code_lines_fit_the_column(path):
         f"cell {i}: {len(line)} characters: {line.strip()[:60]}..."
         for i, cell in enumerate(cells(path))
         if cell["cell_type"] == "code"
-        for line in long_lines("".join(cell["source"]))
+        for line in long_lines("".join(cell["source"]), code_width(cell))
         if not install_line(cell, line)
     ]
-    assert not too_long, f"{path.name}: code lines over {WIDTH} characters:\n" + "\n".join(too_long)
+    assert not too_long, (
+        f"{path.name}: code lines over {WIDTH} characters ({HIDDEN_WIDTH} in a hidden input):\n" + "\n".join(too_long))
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
@@ -155,6 +164,9 @@ def test_the_check_sees_a_long_line_and_spares_the_install_line():
     assert install_line(setup, "    !curl -sSfO https://raw.githubusercontent.com/o/r/" + "a" * 40 + "/book/bookkit.py")
     assert not install_line(setup, "    print('https://raw.githubusercontent.com/o/r/main/book/bookkit.py')")
     assert long_lines("short\n" + "x" * (WIDTH + 1)) == ["x" * (WIDTH + 1)]
+    hidden = {"cell_type": "code", "metadata": {"tags": ["hide-input"]}, "source": []}
+    assert long_lines("x" * WIDTH, code_width(hidden)) == ["x" * WIDTH]
+    assert long_lines("x" * WIDTH, code_width({**hidden, "metadata": {}})) == []
     assert shown_text({"output_type": "display_data", "data": {"image/png": "...", "text/plain": "y" * 99}}) == ""
     assert shown_text({"output_type": "stream", "name": "stdout", "text": ["a\n", "b"]}) == "a\nb"
     prose = "Text.\n\n    x = 1\n\n    y = 2\n\n```python\nz = 3\n```\n\n```{note}\nnot code\n```\nplain"
