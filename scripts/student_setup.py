@@ -3,15 +3,16 @@
     python scripts/student_setup.py _build/assignments/*/*-student.zip
 
 ``scripts/assignments.py`` runs it on the zips it builds. A fresh venv gets what Colab has before
-the cell runs (numpy and scipy as ``requirements.txt`` pins them, and IPython, which runs ``%pip``
-and ``!`` lines); ``attnlib`` is not in it. Then, for each zip, with no package index and every
-network request refused (pip reads no configuration, ``PIP_NO_INDEX``, and a proxy at a closed
-local port), the notebook's set-up cell runs under IPython in a folder holding only the zip, as
-on Colab: ``google.colab`` is an empty stand-in module, so the cell unpacks the zip itself, and so
-is ``otter`` (the cell only asks whether it is installed; installing it would need the index).
-The cell must install ``attnlib`` from the zip's wheel: afterwards ``attnlib`` imports from the
-venv at the wheel's version. Run a second time, the cell installs nothing. Before each zip the
-venv's ``attnlib`` is removed again. Any failure is printed and the exit status is 1.
+the cell runs: attnlib's dependencies (numpy, scipy and threadpoolctl, which Colab preinstalls) as
+``requirements.txt`` pins them, and IPython, which runs ``%pip`` and ``!`` lines; ``attnlib`` is
+not in it. Then, for each zip, with no package index and every network request refused (pip reads
+no configuration, ``PIP_NO_INDEX``, and a proxy at a closed local port), the notebook's set-up
+cell runs under IPython in a folder holding only the zip, as on Colab: ``google.colab`` is an
+empty stand-in module, so the cell unpacks the zip itself, and so is ``otter`` (the cell only asks
+whether it is installed; installing it would need the index). The cell must install ``attnlib``
+from the zip's wheel: afterwards ``attnlib`` imports from the venv at the wheel's version. Run a
+second time, the cell installs nothing. Before each zip the venv's ``attnlib`` is removed again.
+Any failure is printed and the exit status is 1.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import tomllib
 import venv
 import zipfile
 from pathlib import Path
@@ -60,14 +62,19 @@ def wheel_version(zip_path: Path) -> str:
 
 
 def pins() -> list[str]:
-    """numpy and scipy as requirements.txt pins them, and this IPython: what Colab has before the cell."""
+    """attnlib's dependencies as requirements.txt pins them, and this IPython: what Colab has before the cell."""
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    names = [re.match(r"[A-Za-z0-9_.-]+", spec).group(0).lower() for spec in declared]
     lines = (ROOT / "requirements.txt").read_text().splitlines()
-    found = [line.strip() for line in lines if re.match(r"(numpy|scipy)==", line.strip())]
-    return [*found, f"ipython=={importlib.metadata.version('ipython')}"]
+    pinned = dict(line.strip().lower().split("==", 1) for line in lines if re.match(r"[A-Za-z0-9_.-]+==", line.strip()))
+    missing = [name for name in names if name not in pinned]
+    if missing:
+        raise SetupError(f"requirements.txt pins none of attnlib's dependencies {missing}")
+    return [*(f"{name}=={pinned[name]}" for name in names), f"ipython=={importlib.metadata.version('ipython')}"]
 
 
 def make_env(folder: Path) -> Path:
-    """A fresh venv with numpy, scipy and IPython (fetched now, before the offline part); its python."""
+    """A fresh venv with attnlib's dependencies and IPython (fetched now, before the offline part); its python."""
     venv.create(folder, with_pip=True)
     python = folder / "bin" / "python"
     done = subprocess.run([str(python), "-m", "pip", "install", "-q", *pins()], capture_output=True, text=True)

@@ -8,6 +8,7 @@ and only those.
 """
 
 import ast
+import importlib.metadata
 import importlib.util
 import io
 import json
@@ -647,3 +648,20 @@ def test_a_line_the_public_library_has_is_no_leak_inside_its_wheel(tmp_path):
     assert assignments.leaks(master, folder) == []
     (folder / "notes.txt").write_text(library_line)
     assert assignments.leaks(master, folder) == [f"notes.txt: solution line {library_line!r}"]
+
+
+def test_the_colab_student_venv_has_every_dependency_attnlib_declares():
+    """The offline run of a student zip's set-up cell (scripts/student_setup.py) starts from what Colab
+    has: every distribution the installed attnlib requires (its metadata, not pyproject.toml, which
+    ``pins`` reads), at requirements.txt's pin. Without threadpoolctl there, the offline pip could not
+    install the zip's wheel (CI of 2026-12-07)."""
+    spec = importlib.util.spec_from_file_location("student_setup", ROOT / "scripts" / "student_setup.py")
+    student_setup = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(student_setup)
+    requires = [r for r in importlib.metadata.requires("attnlib") if "extra ==" not in r]
+    required = {re.match(r"[A-Za-z0-9_.-]+", r).group(0).lower() for r in requires}
+    pinned = {line.split("==")[0].lower(): line for line in (ROOT / "requirements.txt").read_text().split()
+              if "==" in line}
+    pins = student_setup.pins()
+    assert required >= {"numpy", "scipy"} and {pinned[name] for name in required} <= set(pins)
+    assert any(p.startswith("ipython==") for p in pins)
