@@ -346,3 +346,21 @@ def test_pin_release_pins_the_install_and_the_helpers_of_a_chapter_together():
     raw = url.replace("https://github.com/", "https://raw.githubusercontent.com/")
     assert f"git+{url}@{commit}" in text and f"{raw}/{commit}/book/bookkit.py" in text
     assert text.replace(commit, "X") == re.sub(r"(?<=@)[0-9a-f]{40}|(?<=/)[0-9a-f]{40}(?=/book/)", "X", setup)
+
+
+def _exact_pins(path: Path) -> dict[str, str]:
+    lines = (line.split("#")[0].strip() for line in path.read_text().splitlines())
+    return dict(line.lower().split("==", 1) for line in lines if re.fullmatch(r"[A-Za-z0-9_.-]+==\S+", line))
+
+
+def test_binder_pins_what_attnlib_needs_as_requirements_txt_does():
+    """The reader's environment (binder/requirements.txt) pins every distribution attnlib and its viz extra
+    need, at requirements.txt's version: else repo2docker takes whatever is newest for the unpinned one."""
+    binder, full = _exact_pins(ROOT / "binder" / "requirements.txt"), _exact_pins(ROOT / "requirements.txt")
+    project = PYPROJECT["project"]
+    needed = {re.match(r"[A-Za-z0-9_.-]+", spec).group(0).lower()
+              for spec in project["dependencies"] + project["optional-dependencies"]["viz"]}
+    assert needed >= {"numpy", "threadpoolctl", "matplotlib"}
+    assert not needed - set(binder), f"binder/requirements.txt does not pin {sorted(needed - set(binder))}"
+    differ = {name: (binder[name], full[name]) for name in set(binder) & set(full) if binder[name] != full[name]}
+    assert not differ, f"binder/requirements.txt and requirements.txt pin differently: {differ}"
